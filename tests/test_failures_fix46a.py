@@ -19,7 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from compactor.facts.outcomes import main_program, outcome
+from compactor.facts.commands import main_program
+from compactor.facts.outcomes import outcome
 from compactor.facts.preamble import ends_with_own_marker, is_preamble_step, sets_pipefail
 from compactor.facts.text import Call, Result
 from compactor.models.local import summarize_transcript

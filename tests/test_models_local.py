@@ -280,16 +280,16 @@ def test_the_session_is_read_once_whatever_the_number_of_limits_tried(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The fitting loop retries smaller limits; the transcript is read on the first try only."""
-    from compactor.models import local, local_session, local_state
+    from compactor.models import local, local_judges, local_session
 
     built: list[int] = []
-    real = local_session.build_session  # what local_state.modelled calls
+    real = local_session.build_session  # what local_judges.modelled calls
 
     def counted(entries: Any) -> Any:
         built.append(len(entries))
         return real(entries)
 
-    monkeypatch.setattr(local_state, "build_session", counted)
+    monkeypatch.setattr(local_judges, "build_session", counted)
     tried: list[float] = []
     scaled = local.Limits.scaled
 

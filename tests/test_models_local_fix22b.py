@@ -9,7 +9,7 @@ import re
 
 from compactor.counting.tokens import estimate_message
 from compactor.models.local import _summary, summarize_transcript
-from compactor.models.local_text import decision_score
+from compactor.models.local_decisions import decision_score
 from compactor.pipeline.user_block import CURRENT_NOTE, PART_NOTE, refer_to_quoted
 
 from .planted_session import SessionBuilder

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from compactor.facts.commands import shell_words
 from compactor.facts.converters import converter_output
-from compactor.facts.outcomes import shell_words
 from compactor.models.local import summarize_transcript
 
 from .planted_session import SessionBuilder

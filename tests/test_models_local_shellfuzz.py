@@ -15,15 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compactor.facts import Call
-from compactor.facts.kills import later_kill, later_report, later_use
-from compactor.facts.outcomes import (
+from compactor.facts.commands import (
     command_of,
-    exit_code,
     is_reading_call,
     main_program,
     programs,
     shell_words,
 )
+from compactor.facts.kills import later_kill, later_report, later_use
+from compactor.facts.outcomes import exit_code
 from compactor.facts.reads import only_reads
 from compactor.facts.shellmade import made_folders, might_make
 from compactor.facts.shellwrap import inner_command

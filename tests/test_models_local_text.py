@@ -1,4 +1,5 @@
-"""compactor.models.local_text: how the local summarizer reads assistant text."""
+"""compactor.models.local_decisions (moved out of local_text): which assistant sentences state a
+decision or ask the user."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactor.facts import clean, lowers_exactly, sentences
-from compactor.models import local_text
-from compactor.models.local_text import decision_score, may_state_decision, strip_list_mark
+from compactor.models import local_decisions
+from compactor.models.local_decisions import decision_score, may_state_decision, strip_list_mark
 
 from .conftest import examples
 
@@ -35,10 +36,10 @@ treats specially."""
 def _score_of_every_pattern(sentence: str) -> int:
     """decision_score without its keyword test (the patterns decide alone)."""
     try:
-        local_text.may_state_decision = lambda text, low="": True
+        local_decisions.may_state_decision = lambda text, low="": True
         return decision_score(sentence)
     finally:
-        local_text.may_state_decision = may_state_decision
+        local_decisions.may_state_decision = may_state_decision
 
 
 # 500, derandomized, in make test too (at 300 a test that forgot the `now` words passed): every
@@ -61,8 +62,8 @@ def test_property_the_lower_cased_search_finds_what_the_any_case_one_does(text: 
     its one capital (``I``) made small: it finds a keyword where the any-case pattern does."""
     for sentence in [text, *sentences(text), "I updated the parser.", "I've confirmed x is ok"]:
         if lowers_exactly(sentence):
-            low = local_text._ANY_DECISION_LOW_RE.search(sentence.lower()) is not None
-            assert low == (local_text._ANY_DECISION_RE.search(sentence) is not None)
+            low = local_decisions._ANY_DECISION_LOW_RE.search(sentence.lower()) is not None
+            assert low == (local_decisions._ANY_DECISION_RE.search(sentence) is not None)
 
 
 @settings(max_examples=examples(2000), deadline=None, database=None, derandomize=True)
@@ -70,7 +71,7 @@ def test_property_the_lower_cased_search_finds_what_the_any_case_one_does(text: 
 def test_property_scored_sentences_are_every_sentence_scored(text: str) -> None:
     """scored_sentences skips the sentences that hold none of the text's keywords (issue 28
     point 7): what it finds is what scoring every sentence finds, in order."""
-    from compactor.models.local_text import scored_sentences
+    from compactor.models.local_decisions import scored_sentences
 
     every = [(decision_score(strip_list_mark(s)), strip_list_mark(s)) for s in sentences(text)]
     expected = (

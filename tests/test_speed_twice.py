@@ -16,7 +16,7 @@ import compactor as c
 from compactor.facts import Call, Entry, one_line
 from compactor.facts import reportedwrites as rw
 from compactor.facts.cmdprompt import command_prompts, markup_echoes
-from compactor.facts.outcomes import is_reading_call
+from compactor.facts.commands import is_reading_call
 from compactor.facts.usershell import shell_echoes
 from compactor.facts.wrappedread import is_wrapped_read
 from compactor.models import local_aside, local_noise, local_session

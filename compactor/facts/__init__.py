@@ -19,7 +19,8 @@ output reports an error, and did the command fail at all. Those answers live her
 * **Tool outcomes.** :func:`outcome` decides whether one tool result reports a failure: its
   ``is_error`` flag, a non-zero exit code, or (for commands that do not just print files) an
   error line. Output of commands that read or search files (``cat``, ``rg``, ``Read``…) is file
-  content: a line in it that says ``raise ValueError`` is source code, not an error.
+  content: a line in it that says ``raise ValueError`` is source code, not an error (which
+  programs a command runs and whether they only read: :mod:`.commands`).
 
 Everything is deterministic and linear in the input: long tool outputs are scanned on a bounded
 head and tail only (:data:`SCAN_HEAD`, :data:`SCAN_TAIL`).
@@ -27,23 +28,25 @@ head and tail only (:data:`SCAN_HEAD`, :data:`SCAN_TAIL`).
 
 from __future__ import annotations
 
+from .commands import (
+    command_of,
+    exit_one_meaning,
+    is_reading_call,
+    is_reading_program,
+    main_program,
+    programs,
+    shell_words,
+)
 from .jobs import Job, background_jobs, stopped_jobs, unlaunched_reports
 from .outcomes import (
     SCAN_HEAD,
     SCAN_TAIL,
     Outcome,
-    command_of,
     error_lines,
     exit_code,
-    exit_one_meaning,
-    is_reading_call,
-    is_reading_program,
     last_error_lines,
-    main_program,
     outcome,
-    programs,
     scan_window,
-    shell_words,
     strip_output_header,
 )
 from .patterns import (

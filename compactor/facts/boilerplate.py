@@ -75,7 +75,7 @@ def _programs(
     line: str, results: list[Result], firsts: list[str], calls: dict[str, Call]
 ) -> set[str]:
     """The programs of the commands whose results ``line`` opens."""
-    from .outcomes import main_program
+    from .commands import main_program
 
     found: set[str] = set()
     for r, first in zip(results, firsts, strict=True):

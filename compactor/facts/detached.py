@@ -19,7 +19,7 @@ from typing import Protocol
 
 from compactor._util import lazy_pattern
 
-from .outcomes import command_of
+from .commands import command_of
 from .pidchecks import PROBE_RE, probe_end, unlisted_by_name
 from .text import Call
 

@@ -23,8 +23,9 @@ import re
 
 from compactor._util import lazy_pattern
 
+from .commands import command_of
 from .fences import cut_middle
-from .outcomes import command_of, strip_output_header
+from .outcomes import strip_output_header
 from .templates import bounded_template, input_slot
 from .text import Entry, one_line, sentence_spans
 

@@ -30,7 +30,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-from .outcomes import is_reading_program, main_program, programs
+from .commands import is_reading_program, main_program, programs
 from .samecommand import unwrapped
 
 __all__ = ["DB_EFFECTS", "env_database_host", "irreversible", "remote_target"]

@@ -10,8 +10,8 @@ import re
 
 from compactor._util import lazy_pattern
 
+from .commands import command_of
 from .jobstate import gone_reply
-from .outcomes import command_of
 from .text import Call, cut, one_line
 
 __all__ = ["EXITED_RE", "exit_report", "finished_line", "unlisted"]

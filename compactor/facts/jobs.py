@@ -39,13 +39,14 @@ from dataclasses import dataclass, field
 from compactor._util import lazy_pattern
 
 from .agentresults import NOT_DONE, blocked_report
+from .commands import command_of, is_reading_program, programs
 from .detached import end_detached, launched, polled_body
 from .jobends import EXITED_RE, exit_report, finished_line, unlisted
 from .jobnotice import notice_end
 from .jobports import listening as _listening
 from .jobports import serves as _serves
 from .jobstate import ID_END, ID_TAG, earlier_run, is_notice, last_process
-from .outcomes import command_of, is_reading_program, programs, strip_output_header
+from .outcomes import strip_output_header
 from .teams import teammate_end, teammates
 from .text import Call, Entry, cut, lowers_exactly, one_line
 

@@ -24,7 +24,8 @@ import re
 
 from compactor._util import lazy_pattern
 
-from .outcomes import command_of, outcome, shell_words
+from .commands import command_of, shell_words
+from .outcomes import outcome
 from .text import Call, Entry, cut, one_line
 
 __all__ = ["MAYBE", "kill_ends", "later_kill", "later_report", "later_use"]

@@ -17,7 +17,7 @@ from typing import Protocol, TypeVar
 
 from compactor._util import lazy_pattern
 
-from .outcomes import command_of, is_reading_call
+from .commands import command_of, is_reading_call
 from .text import Call, cut, lowers_exactly
 
 __all__ = ["distinct_runs", "failure_report", "hides_exit", "masked_lines", "reran", "rereads"]

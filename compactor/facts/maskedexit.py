@@ -111,7 +111,7 @@ def _piped_error(command: str, output: str) -> str:
     found = _FILTER_RE.search(command.rstrip())
     if found is None or re.search(r"err|fail|fatal|warn", found.group(1), re.IGNORECASE):
         return ""
-    from .outcomes import is_reading_program, programs
+    from .commands import is_reading_program, programs
 
     part = re.split(r"&&|\|\||;|\n", command[: found.start()])[-1]
     if any(is_reading_program(name) for name in programs(part)):

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 
-from .outcomes import command_of, is_reading_call, programs, scan_window, strip_output_header
+from .commands import command_of, is_reading_call, programs
+from .outcomes import scan_window, strip_output_header
 from .text import Call
 from .wrappedread import is_wrapped_read
 

@@ -16,7 +16,7 @@ relative; its name has an extension, or is ``Makefile``-like: never a folder, a 
   "writing x.egg-info/PKG-INFO" is build noise).
 
 Never from a call that only reads (``cat``/``grep``/``sed -n`` of a log holding such lines:
-:func:`.outcomes.is_reading_call`, a shell wrapper's script too), nor from a line the command
+:func:`.commands.is_reading_call`, a shell wrapper's script too), nor from a line the command
 itself holds (``echo "Created a/b.txt"`` prints the agent's own words). A cheap substring
 prefilter skips the output of most calls.
 """
@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 
-from .outcomes import command_of, is_reading_call, scan_window, strip_output_header
+from .commands import command_of, is_reading_call
+from .outcomes import scan_window, strip_output_header
 from .patterns import clean_path
 from .text import Call
 from .wrappedread import is_wrapped_read

@@ -5,7 +5,7 @@ The signatures a failed call and a later one must share (moved out of
 
 from __future__ import annotations
 
-from .outcomes import programs
+from .commands import programs
 
 __all__ = ["Signature", "agent_signature", "same_head", "similar_words"]
 

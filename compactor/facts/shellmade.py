@@ -15,7 +15,7 @@ import re
 
 from compactor._util import lazy_pattern
 
-from .outcomes import shell_words
+from .commands import shell_words
 
 __all__ = ["made_folders", "might_make"]
 

@@ -252,7 +252,7 @@ class Call:
     """:func:`~compactor.facts.shellwrap.inner_command`'s answer, once found (asked some fifteen
     times per shell call)."""
     reads: bool | None = field(default=None, repr=False, compare=False)
-    """:func:`~compactor.facts.outcomes.is_reading_call`'s answer, once found."""
+    """:func:`~compactor.facts.commands.is_reading_call`'s answer, once found."""
     subagent: tuple[str, ...] | None = None
     """For a sub-agent call whose conversation the file holds inline: the tools it called
     (``SUBAGENT_TOOLS_KEY``); None when not seen."""

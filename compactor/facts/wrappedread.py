@@ -10,7 +10,7 @@ missing path), which makes its failure a fact it established, not an open failur
 
 from __future__ import annotations
 
-from .outcomes import is_reading_program, programs
+from .commands import is_reading_program, programs
 from .shellwrap import inner_command
 from .text import Call
 

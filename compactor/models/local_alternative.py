@@ -11,7 +11,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import clean, one_line, sentence_spans
 
-from .local_text import strip_list_mark
+from .local_decisions import strip_list_mark
 
 __all__ = ["alternatives", "names_alternative"]
 

@@ -19,7 +19,7 @@ nothing, a look-up of another issue no retry of the first).
 from __future__ import annotations
 
 from compactor.facts import Call, cut
-from compactor.facts.outcomes import command_of
+from compactor.facts.commands import command_of
 
 from .local_again import still_open
 from .local_session import ErrorFact, Session

@@ -22,7 +22,8 @@ from dataclasses import replace
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean, cut
-from compactor.facts.outcomes import Outcome, programs, strip_output_header
+from compactor.facts.commands import programs
+from compactor.facts.outcomes import Outcome, strip_output_header
 from compactor.facts.wenton import first_informative_line
 
 from .local_records import ErrorFact

@@ -21,7 +21,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import cut, one_line, sentences
 
-from .local_text import announces_step, asks_user, listed_questions
+from .local_decisions import announces_step, asks_user, listed_questions
 
 __all__ = ["final_question", "is_choice_ask", "prose_parts"]
 

@@ -14,6 +14,7 @@ from compactor.facts import Entry, finds_any, one_line, sentences
 from .local_again import BLOCKED, CONFIRMED_GONE, EXPECTED_ANSWER, ON_PURPOSE
 from .local_alternative import alternatives, names_alternative
 from .local_corrected import CORRECTED, corrects
+from .local_decisions import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_numbered import named_items
 from .local_offers import declines_extras, is_ask
 from .local_optlist import offer_scope
@@ -23,7 +24,6 @@ from .local_restated import amended_by, rejects_approach, restated_proposals
 from .local_reverted import not_accepted
 from .local_session import Session
 from .local_takeup import takes_up
-from .local_text import MEMO_MOST, SHORT_TEXT, strip_list_mark
 from .local_typed import typed_words
 
 __all__ = ["answered_later", "judge_disputed", "judge_proposals", "resolved"]

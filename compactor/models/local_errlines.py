@@ -15,10 +15,11 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, cut
 from compactor.facts.absence import expected_absence, says_missing
 from compactor.facts.bounded import is_startup_noise
+from compactor.facts.commands import is_reading_call
 from compactor.facts.killreport import own_kill_report
 from compactor.facts.masked import masked_lines
 from compactor.facts.noise import is_warning
-from compactor.facts.outcomes import error_lines, is_reading_call, scan_window
+from compactor.facts.outcomes import error_lines, scan_window
 from compactor.facts.reads import is_subagent, only_reads
 
 from .local_claims import no_errors_line

@@ -22,7 +22,7 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, cut, exit_code, one_line
-from compactor.facts.outcomes import exit_one_program
+from compactor.facts.commands import exit_one_program
 from compactor.facts.wenton import install_report
 
 __all__ = ["established", "installed", "matched_none", "shows_document", "test_tally"]

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, one_line, sentences
-from compactor.facts.outcomes import command_of, programs, shell_words
+from compactor.facts.commands import command_of, programs, shell_words
 
 from .local_again import still_open
 from .local_session import Session

@@ -20,7 +20,7 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call
-from compactor.facts.outcomes import command_of, programs, shell_words
+from compactor.facts.commands import command_of, programs, shell_words
 from compactor.facts.shellwrap import inner_command
 
 from .local_session import ErrorFact, Session

@@ -14,10 +14,11 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean, command_of, one_line, sentence_spans
 
+from .local_decisions import asks_user
 from .local_planmode import awaiting_plan
 from .local_session import Session
 from .local_stops import in_flight_step
-from .local_text import asks_user, quote
+from .local_text import quote
 from .local_unasked import unasked_offer
 
 __all__ = ["handoff_line", "handoff_step", "judge_handoff"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call
-from compactor.facts.outcomes import command_of, programs
+from compactor.facts.commands import command_of, programs
 
 from .local_session import Session
 

@@ -7,7 +7,7 @@ yaml …"`` is no other way to run ``python train.py``, which only the same scri
 from __future__ import annotations
 
 from compactor.facts import Call, command_of, is_reading_call, programs
-from compactor.facts.outcomes import is_reading_program
+from compactor.facts.commands import is_reading_program
 from compactor.facts.reads import only_reads
 from compactor.facts.shellwrap import inner_command
 

@@ -26,7 +26,7 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import is_reading_call, shell_words
-from compactor.facts.outcomes import command_of, programs
+from compactor.facts.commands import command_of, programs
 from compactor.facts.samecommand import core_command
 
 from .local_foundlater import FOUND_LATER

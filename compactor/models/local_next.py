@@ -39,8 +39,9 @@ from compactor.facts import (
     paths,
     programs,
 )
+from compactor.facts.commands import exit_one_meaning, is_reading_program
 from compactor.facts.filteredrun import hides_errors
-from compactor.facts.outcomes import exit_code, exit_one_meaning, is_reading_program
+from compactor.facts.outcomes import exit_code
 from compactor.facts.retrysig import similar_words
 from compactor.facts.shellwrap import inner_command
 from compactor.rejections import is_rejection

@@ -12,8 +12,8 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry, one_line
 
 from .local_closeask import is_choice_ask
+from .local_decisions import asks_user, strip_list_mark
 from .local_session import Session
-from .local_text import asks_user, strip_list_mark
 
 __all__ = [
     "asks_to_choose",

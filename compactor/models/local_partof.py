@@ -15,7 +15,7 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call
-from compactor.facts.outcomes import is_reading_program, programs
+from compactor.facts.commands import is_reading_program, programs
 from compactor.facts.shellwrap import inner_command
 
 from .local_gotpast import Steps, chain_steps

@@ -16,7 +16,8 @@ from operator import attrgetter
 
 from compactor.facts import Call
 from compactor.facts.absence import expected_absence
-from compactor.facts.outcomes import is_reading_call, programs, scan_window
+from compactor.facts.commands import is_reading_call, programs
+from compactor.facts.outcomes import scan_window
 
 from .local_session import Session
 from .local_text import call_line

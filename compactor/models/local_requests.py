@@ -16,6 +16,7 @@ from compactor.facts.pastedjson import without_json
 from compactor.formats.harness_asks import HARNESS_SENT, harness_ask_tag
 
 from .local_aside import aside_lines
+from .local_decisions import asks_user
 from .local_focus import ContextView
 from .local_noise import Runs, collapse_resent, first_resent, request_ref
 from .local_offers import is_ask
@@ -27,7 +28,7 @@ from .local_resent import answered_earlier
 from .local_session import Session
 from .local_supersede import continues
 from .local_template import template_quote
-from .local_text import asks_user, bullets, quote
+from .local_text import bullets, quote
 from .local_turns import continued_request
 from .local_views import head_tail, user_messages
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call
-from compactor.facts.outcomes import programs
+from compactor.facts.commands import programs
 
 from .local_again import OPEN
 from .local_records import ErrorFact

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, cut, exit_code, shell_words
-from compactor.facts.outcomes import exit_one_program
+from compactor.facts.commands import exit_one_program
 from compactor.facts.shellwrap import inner_command
 
 from .local_session import Session

@@ -7,11 +7,12 @@ user's own messages (injected context, harness notices and CLI-local slash comma
 skill bodies); **tasks** — the agent's own plan (``TodoWrite``, ``TaskCreate``/``TaskUpdate``,
 Codex ``update_plan``, task lists in injected reminders); **background** processes started and
 not yet seen finishing; **in-flight** calls without a result; **errors** — failed tool results
-(:func:`compactor.facts.outcome`) with their command and whether a later step fixed them;
-**files** — created, edited and deleted files (:mod:`compactor.models.local_files`), files
-only read apart; **decisions** — assistant sentences that state a change, a decision, a cause
-or a result; **outputs** — what successful commands printed; **turn** — whether the last turn
-ended or stopped mid-work (or the user interrupted it), the final deliverable (the last
+(:func:`compactor.facts.outcome`) with their command and whether a later step fixed them
+(:mod:`compactor.models.local_failures`); **files** — created, edited and deleted files
+(:mod:`compactor.models.local_files`), files only read apart; **decisions** — assistant
+sentences that state a change, a decision, a cause or a result; **outputs** — what successful
+commands printed; **turn** — whether the last turn ended or stopped mid-work (or the user
+interrupted it; :mod:`compactor.models.local_turnend`), the final deliverable (the last
 substantial answer to the current request) and the question the agent asked, if any.
 """
 
@@ -23,42 +24,33 @@ from dataclasses import dataclass, field, replace
 from compactor._util import lazy_pattern
 from compactor.facts import (
     INTERRUPT_RE,
-    STOPPED,
     Call,
     Entry,
     Outcome,
     Result,
-    clean,
     command_of,
     cut,
     is_reading_call,
     newest_from,
     one_line,
     outcome,
-    sentences,
-    strip_output_header,
 )
 from compactor.facts.attachments import request_entry
 from compactor.facts.cmdprompt import with_prompt
 from compactor.facts.durable import embedded_rules, is_earlier_summary, rules_name
-from compactor.facts.filteredrun import hides_errors
 from compactor.facts.jobstate import gone_reply, is_notice, stopped
-from compactor.facts.masked import reran
-from compactor.facts.wrappedread import is_wrapped_read
 
-from .local_aborted import aborted_request
-from .local_again import FailedAgain
 from .local_callwrites import with_embedded
-from .local_closeask import final_question
-from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c, writes_ctrl_c
-from .local_cutturn import cut_announcement
+from .local_ctrlc import STOPPED_BY_CTRL_C, ctrl_c_stop, sent_ctrl_c
+from .local_decisions import scored_once
 from .local_established import established, shows_document
 from .local_evalnotice import is_evaluation_notice
+from .local_failures import Failures
 from .local_fileread import note_read
 from .local_files import FileState, file_changes
 from .local_menu import menu_items, on_menu
 from .local_noise import cli_failed, local_command, plain_request, ran_locally
-from .local_notices import failed_after, notified_end
+from .local_notices import notified_end
 from .local_places import Places
 from .local_plan import PlanTracker
 from .local_printed import echoed, printed, read_output
@@ -66,26 +58,13 @@ from .local_records import Background, ErrorFact, subagent_note
 from .local_relpath import NamedPaths, state_for
 from .local_reported import reported_changes, reported_removals
 from .local_results import ended_how
-from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
-from .local_stages import Stages
-from .local_standin import only_help, retry_tied, vacuous
 from .local_task import Task
-from .local_text import (
-    announces_step,
-    call_line,
-    final_round_start,
-    is_harness_error,
-    is_prompt_line,
-    scored_once,
-    slash_command,
-)
+from .local_text import call_line, final_round_start, is_harness_error, slash_command
+from .local_turnend import end_turn
 from .local_usershell import add_local
 
 __all__ = ["PLAN_TOOLS", "Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
 
-_TERMINAL_TOOLS = lazy_pattern(r"^(?:submit|finish|done|complete|attempt_completion|task_complete|"
-                             r"end_conversation|transfer_to_human\w*)$", re.IGNORECASE)  # fmt: skip
-"""Tools whose result ends the agent's work (SWE-agent ``submit``, tau-bench's hand-over)."""
 _BG_START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
     r"agentId|Process running with session ID)[:\s]+`?([\w\-]+)",
@@ -106,10 +85,7 @@ PLAN_TOOLS = frozenset(
 )
 _FILE_MARKER_RE = lazy_pattern(r"\[File: (\S+) \(\d+ lines total\)\]|\(Open file: ([^)\n]+)\)")
 _CWD_MARKER_RE = lazy_pattern(r"\(Current directory: (/[^)\n]*)\)")  # SWE-agent's prompt
-DELIVERABLE_CHARS, _SHORT_REPLY, _RETRY_WINDOW = 500, 40, 64  # retry: last this-many errors
-
-
-_REFUSED = "The user rejected this call"  # how compactor.facts.outcome says so
+DELIVERABLE_CHARS, _SHORT_REPLY = 500, 40
 
 
 @dataclass(slots=True)
@@ -229,9 +205,8 @@ class _Builder:
         self.tracker = PlanTracker(self.s.tasks)
         self.by_name: dict[str, list[str]] = {}
         self.named = NamedPaths()  # the latest absolute path named for a base name
-        self.places, self.stages = Places(), Stages()  # (moves; restores and build stages)
-        self.unfixed: list[ErrorFact] = []
-        self.again = FailedAgain()  # a failure's later failing retries (BENCH45 W4)
+        self.places = Places()  # moves
+        self.failures = Failures(self.s.errors, self.s.failed_calls)  # and what fixed them
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
         self.early: dict[str, Result] = {}  # results written before their call (49 W3)
 
@@ -392,7 +367,8 @@ class _Builder:
             return
         self.background_result(call, r)
         self.named.note(call, r.text)
-        oc = self.stages.seen(outcome(r, call), call, r.text, index)  # a blocked restore (W4)
+        oc = outcome(r, call)
+        oc = self.failures.stages.seen(oc, call, r.text, index)  # a blocked restore (W4)
         if oc.failed and sent_ctrl_c(call, r.text):
             oc = Outcome(failed=False)  # the agent's own interrupt stopped it (blind check 34 W3)
         if call.name in PLAN_TOOLS:
@@ -400,7 +376,7 @@ class _Builder:
                 s.plan_at = max(s.plan_at, call.index)  # read back, changed by others (47 W2)
         self.places.listed(call, r.text, s.files, index, (self.by_name, s.reads))  # set 29, 58 W1
         if oc.failed:
-            self.failure(call, oc, index, is_reading_call(call))
+            self.failures.failure(call, oc, index, is_reading_call(call))
             found = reported_changes(call, r.text, self.places, [])  # before its error
             found += reported_removals(call, r.text, self.places, [], s.files, s.reads)
             for change in found:
@@ -409,7 +385,7 @@ class _Builder:
         reading = is_reading_call(call)
         if reading and (where := self.places.start(call)):
             self.s.dirs[call.id] = where  # its relative paths are there (blind check 34 W1)
-        self.success(call, r, index, reading)
+        self.failures.success(call, r, index, reading)
         changes = with_embedded(call, r.text, file_changes(call, self.open_file), s)
         changes = changes + reported_changes(call, r.text, self.places, changes)  # "Wrote F"
         changes += reported_removals(call, r.text, self.places, changes, s.files, s.reads)  # 68 W2
@@ -462,65 +438,6 @@ class _Builder:
             if sent_ctrl_c(call, r.text):
                 watched.finished = STOPPED_BY_CTRL_C
 
-    def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
-        sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
-        stopped = oc.lines[0] if oc.lines and oc.lines[0].startswith(STOPPED) else ""
-        refused = oc.lines[0] if oc.lines and oc.lines[0].startswith(_REFUSED) else ""
-        after, why = (
-            ("interrupted", stopped or refused) if stopped or refused else ("failed again", "")
-        )
-        tries = [] if writes_ctrl_c(call) else self.unfixed[-_RETRY_WINDOW:]  # a stop (43 W2)
-        err = ErrorFact(call_line(call, 300), oc, index, sig, reading, is_wrapped_read(call))
-        for old in reran(tries, call):  # not a re-read (set 21)
-            if (
-                old.signature[0] == sig[0] and old.index < index
-                and retries(old.signature, sig) and retry_tied(old, sig, index)  # (BENCH46 W1)
-            ):  # fmt: skip
-                old.after, old.by, old.why = after, (by := by or call_line(call, 160)), why
-                self.again.link(old, err)
-        self.s.failed_calls.add(call.id)
-        if stopped:  # the user stopped it: neither a success nor a failure to fix
-            err.after, err.why = "interrupted", stopped
-        self.s.errors.append(err)
-        self.unfixed.append(err)
-
-    def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
-        sig, fixed, by, job, piped = signature(call), False, "", None, None
-        looked: bool | None = None  # a read, ``bash -lc 'sed -n …'`` too, fixes no build
-        hidden: bool | None = None  # these two: of the call alone, judged once (not per error)
-        empty: bool | None = None
-        self.stages.note(sig, index)  # a restore (a build blocked before it may pass now)
-        tries = [] if writes_ctrl_c(call) else self.unfixed[-_RETRY_WINDOW:]  # a stop (43 W2)
-        for err in (e for e in tries if e.signature[0] == sig[0]):
-            if err.index < index and (
-                (retries(err.signature, sig) and retry_tied(err, sig, index))  # (41 W8)
-                or self.stages.fixes(err, sig, r.text)
-            ):  # the same job: `dotnet test` builds (local_stages)
-                looked = (reading or is_wrapped_read(call)) if looked is None else looked
-                if (looked and not (err.reading or err.probe)) or waited_out(r.text):
-                    continue  # a wait that timed out ended nothing (blind check 29 W4)
-                hidden = hides_errors(command_of(call) or "") if hidden is None else hidden
-                if hidden:  # `| grep NAME || echo ok` (blind check 35)
-                    continue
-                if only_help(err, call, r.text):  # `x.ps1 -Help` fixes nothing (41 W3)
-                    continue
-                empty = vacuous(call, r.text) if empty is None else empty
-                if empty:  # a test run that ran no test (BENCH49 W2)
-                    continue
-                by = by or call_line(call, 160)
-                job = job_started(r.text) if job is None else job  # its job's end decides
-                piped = piped_error(command_of(call) or "", r.text) if piped is None else piped
-                said = piped or restated(err.outcome, r.text)  # or it printed the error
-                if job or (said and not reading):  # a pipe hid the exit status
-                    err.after, err.by, err.job = "retry pending" if job else "failed again", by, job
-                    err.why = f"its output says: {said}" if not job else err.why
-                    continue
-                err.after, err.by, err.why = "fixed", by, ""  # not an earlier verdict's why
-                self.again.fixed(err, by)  # and the failures it retried (BENCH45 W4)
-                fixed = True
-        if fixed:
-            self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
-
     def file_state(self, path: str) -> FileState:
         return state_for(self.s.files, self.by_name, self.named, path, self.places.under_gone)
 
@@ -541,35 +458,12 @@ class _Builder:
 
     # -- the end -------------------------------------------------------------------------------
 
-    def orphan(self, e: Entry) -> bool:
-        """Results only, each for a call the history does not hold (its call lay before an own
-        compaction's boundary) or made before an answer the assistant wrote after it: a late
-        record, not where the turn stands (blind check 10)."""
-        if e.text.strip() or e.calls or not e.results:
-            return False
-        for r in e.results:
-            call = self.by_id.get(r.call_id) if r.call_id else None
-            if r.call_id and call is None:
-                continue
-            if call is None or not any(
-                x.role == "assistant" and not x.calls and not x.internal and x.text.strip()
-                for x in self.s.entries[call.index + 1 : e.index]
-            ):
-                return False
-        return True
-
     def finish_session(self) -> Session:
         s = self.s
         start = final_round_start(s.entries)  # an older call without a result was abandoned
         s.flying = [c for c in s.in_flight if c.index > start]  # from here on it stays as it is
         self.tracker.finish()  # plan-tool calls never answered: as written
-        for err in s.errors:
-            if err.after:
-                continue
-            for call in s.in_flight:
-                if call.index > err.index and retries(err.signature, signature(call)):
-                    err.after, err.by = "retry pending", call_line(call, 160)
-                    break
+        self.failures.settle(s.in_flight)  # what the failures without a verdict wait for
         following, texts = "", dict[int, str]()
         wanted = {err.index for err in s.errors}  # not one item per message: a million of them
         for e in reversed(s.entries) if wanted else ():
@@ -579,55 +473,7 @@ class _Builder:
                 following = e.text
         for err in s.errors:
             err.next_text = texts.get(err.index, "")
-        local = {i for i, _ in s.local_commands} | {e.index for e in s.harness_errors}
-        cut_by = s.interrupted  # sent and interrupted at once: withdrawn (blind check 38 W1)
-        if (withdrawn := aborted_request(s.entries, s.requests, cut_by)) is not None:
-            s.requests.pop()
-            s.aborted, s.interrupted = withdrawn, None
-            local.add(withdrawn.index)
-        if (ev := s.evaluated) is not None and s.requests[-1].index > ev.index:
-            s.evaluated = None  # a request came after the evaluation: it is past
-        upto = len(s.entries) if s.evaluated is None else s.evaluated.index
-        last = next(
-            (
-                e
-                for e in reversed(s.entries[:upto])
-                if not e.internal and not e.injected and e.role != "system"
-                and e.index not in local and (e.text.strip() or e.calls or e.results)
-                and not self.orphan(e)
-            ),
-            None,
-        )  # fmt: skip
-        if last is not None and last.role == "assistant" and not last.calls:
-            s.turn_ended = True
-            notice = s.interrupted  # the user cut the turn after this text: it is no answer
-            if notice is not None and notice.index >= last.index and s.last_text is not None:
-                s.turn_ended = False  # (blind check 11: "now updating X…", then interrupted)
-                said = sentences(s.last_text.text)
-                s.announced = said[-1] if said and announces_step(said[-1]) else ""
-            s.failed_after = failed_after(s.entries, last.index)  # (blind check 12)
-        elif last is not None and last.results and not s.in_flight:
-            final = self.by_id.get(last.results[-1].call_id)
-            if final is not None and _TERMINAL_TOOLS.match(final.name):
-                s.turn_ended, s.ended_by_tool = True, call_line(final, 80)
-                output = strip_output_header(clean(last.results[-1].text)).splitlines()
-                kept = [ln for ln in output if not is_prompt_line(ln)]
-                s.ended_output = "\n".join(kept).strip()
-        if s.aborted is not None and not s.turn_ended:  # it cut the work on the request too
-            s.interrupted = cut_by
-        last_request = s.last_request
-        if last_request is not None:
-            s.request_started = any(
-                e.role == "assistant" and e.index not in local
-                for e in s.entries[last_request.index + 1 :]
-            )
-        if s.reply is not None and (last_request is None or s.reply.index < last_request.index):
-            s.reply = None
-        if s.turn_ended and not s.ended_by_tool and s.last_text is not None:
-            s.question, announced = final_question(s.last_text.text)  # (BENCH41 W5, 42 W1)
-            s.announced = announced or s.announced
-            if not s.question and (step := cut_announcement(s.last_text.text, announced)):
-                s.announced, s.turn_ended, s.cut_turn = step, False, True  # (BENCH44 W2)
+        end_turn(s, self.by_id)
         return s
 
 

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, clean, command_of, shell_words, strip_output_header
+from compactor.facts.commands import is_reading_program
 from compactor.facts.inlinescript import same_inline_script
 from compactor.facts.noise import unwrapped_output
-from compactor.facts.outcomes import is_reading_program
 from compactor.facts.preamble import is_preamble_step
 from compactor.facts.samecommand import unwrapped
 from compactor.facts.shellwrap import inner_command

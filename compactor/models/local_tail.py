@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 from compactor.schema import AgenticMessage, Message
 
+from .local_judges import modelled
 from .local_lost import carry_lost
 from .local_queued import KEPT_QUEUED
 from .local_requests import KEPT_ASKED, KEPT_REQUEST, asked_before
 from .local_session import Session
-from .local_state import modelled
 from .local_statusdate import note_head_moves
 
 __all__ = ["TAIL", "modelled_pair", "modelled_with_tail"]

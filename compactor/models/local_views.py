@@ -35,6 +35,7 @@ from .local_aborted import aborted_message, aborted_note
 from .local_again import EXPECTED_ANSWER
 from .local_answers import user_answers
 from .local_cutnames import names_left_out
+from .local_decisions import MEMO_MOST, SHORT_TEXT, asks_user
 from .local_dialogue import answered_later
 from .local_earlier import earlier_line
 from .local_latetasks import own_failed
@@ -51,7 +52,7 @@ from .local_reviser import revised_title
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
 from .local_supersede import stale_next
-from .local_text import MEMO_MOST, SHORT_TEXT, asks_user, code, prior_sections, prior_users
+from .local_text import code, prior_sections, prior_users
 from .local_typed import own_words, typed_words
 from .local_untouched import elsewhere_lines, named_elsewhere, untouched
 

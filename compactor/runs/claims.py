@@ -103,7 +103,7 @@ def contradictions(
     the state model of ``original`` (messages) contradicts; empty when none does."""
     from compactor.models.local_jobs import add_shape_jobs, listed_jobs
     from compactor.models.local_session import build_session
-    from compactor.models.local_state import judge_skipped
+    from compactor.models.local_skipped import judge_skipped
 
     entries = [entry_of(i, m) for i, m in enumerate(original)]
     s = build_session(entries)
