@@ -261,7 +261,7 @@ def test_only_a_request_after_a_turn_with_statements_can_say_they_no_longer_hold
 def _ruled_session(rules: int) -> list[str]:
     """``user_rules`` of a session whose requests state ``rules`` rules (one each), then a call
     the user rejected with a rule as the reason."""
-    from compactor.models.local_state import modelled
+    from compactor.models.local_judges import modelled
     from compactor.models.local_views import user_rules
 
     from .planted_session import SessionBuilder
