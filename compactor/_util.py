@@ -176,7 +176,8 @@ _MORE = "(?i)" + _MORE_SEP + _MORE_VALUE  # compiled on first use (re caches it)
 _SECRET_VALUE = (  # compiled on first use (re caches it): _util is imported at every start-up
     r"""(?i)((?<![A-Za-z0-9_-])(?:\\*["'])?[\w.-]*?(?:passwords?|passwd|secret|token|api[_-]?key"""
     r"""|(?:access|private|secret|role|master|signing|encryption)[_-]?key|pw"""
-    r"""|비밀번호|암호|密码|密碼|パスワード|contraseña|senha|passwort|пароль)(?:\\*["'])?[ \t]*"""
+    r"""|비밀번호|암호|密码|密碼|パスワード|contraseña|senha|passwort|kennwort"""
+    r"""|mot[ \t]de[ \t]passe|пароль)(?:\\*["'])?[ \t]*"""
     r"""(?:=>|[:=\uff1a\uff1d])[ \t]*)"""
     r"""(\\+"[^"\n]*?\\+"|"[^"\n]*"|'[^'\n]*'|[\w.:\\>-]+\([ \t]*(?:"[^"\n]*"|'[^'\n]*')"""
     r"""|\\*["'][^\s"'\\`…]+(?=`|…|\n|$)"""
@@ -192,7 +193,8 @@ bounds a name and a value, and ``：``/``＝`` assign (blind check 29, S1:
 ``、SUPABASE_SECRET_KEY=sb_secret_…。`` was printed: no ``secret_key`` name, and a CJK
 character before a name counted as a word character)."""
 SECRET_VALUE_PREFILTER = (
-    r"(?:(?i-u:passwords?|passwd|secret|token|key|pw|senha|passwort)|(?i-u:contrase).(?i-u:a)"
+    r"(?:(?i-u:passwords?|passwd|secret|token|key|pw|senha|passwort|kennwort|passe)"
+    r"|(?i-u:contrase).(?i-u:a)"
     r"|[^\x00-\x7f])(?:\\*[\"'])?[ \t]*[:=\uff1a\uff1d]"
 )
 """What every match of :data:`_SECRET_VALUE` holds, in Rust's ``regex`` syntax (a superset
@@ -253,11 +255,18 @@ def _escaped_or_cut(m: re.Match[str], value: str, found: set[str] | None) -> str
     closing = re.search(r"\\*[\"']$", value[len(opening) :]) if value[-1] in "\"'" else None
     end = closing.group(0) if closing else ""
     bare = value[len(opening) : len(value) - len(end)]
-    if not bare.strip() or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*":
+    if not bare.strip() or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or _marks(bare):
         return m.group(0)
     if found is not None:
         found.add(bare)
     return f"{m.group(1)}{opening}***{end}{_more(m.group(3), found)}"
+
+
+def _marks(value: str) -> bool:
+    """A few marks and no letter or digit: no value but the text that follows an empty one
+    (blind check 71, N3: ``HSM_PASSWORD=`` ended its line, a quote joined the lines, and the
+    next line's ``+`` was shown as ``***``; ``expect('Password:')`` lost its ``)``)."""
+    return len(value) < 4 and not any(ch.isalnum() for ch in value)
 
 
 _QUOTE_MARKS = "«»“”‘’「」`"
@@ -297,7 +306,7 @@ def mask_secret_values(text: str, found: set[str] | None = None) -> str:
         if value == bare and re.fullmatch(r"\*\*\*[+/=][\w+/=-]*", bare):
             # a shape rule masked a base64 value up to its first + / =: all of it (blind 67)
             return f"{m.group(1)}***{_more(m.group(3), found)}"
-        if not bare or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or code:
+        if not bare or bare.lower() in _NOT_A_VALUE or bare[0] in "$<{%*" or code or _marks(bare):
             return m.group(0)
         quote = value[0] if value[0] in "\"'" else ""
         if found is not None:  # the value itself, which the summary may show elsewhere bare

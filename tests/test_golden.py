@@ -306,6 +306,28 @@ def test_show_sample(runner: CliRunner, at_repo: Path, tmp_path: Path) -> None:
     _golden("show_sample.txt", _normalize(result.stdout, tmp_path))
 
 
+def test_eval_of_a_reduced_sample(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`compact eval` of a reduce output whose newest offload file is gone and whose next one
+    was changed: the table scores what they held as lost and says why (blind check 71 N6)."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(SAMPLES / "coding-session-long.jsonl", "s.jsonl")
+    args = ["run", "s.jsonl", "--strategy", "reduce", "--force", "-o", "out.jsonl"]
+    assert runner.invoke(app, [*args, "--report", "r.json"]).exit_code == 0
+    cleared = tmp_path / "out.offload" / "clear"
+    (cleared / "call_0062").unlink()
+    (cleared / "call_0061").write_text("(changed by hand)\n", encoding="utf-8")
+    result = runner.invoke(app, ["eval", "s.jsonl", "out.jsonl"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    # how many results are cleared depends on the folder's name (a result shorter than the
+    # placeholder naming it is kept): the count is checked here, the rest by the golden file
+    offloaded = json.loads(Path("r.json").read_text("utf-8"))["reduction"]["offloaded"]
+    assert f"placeholders: {offloaded - 2} resolved, 2 missing/changed" in result.stdout
+    shown = re.sub(r"placeholders: \d+ resolved", "placeholders: <N> resolved", result.stdout)
+    _golden("eval_reduced.txt", _normalize(shown, tmp_path))
+
+
 def test_check_explain(runner: CliRunner, at_repo: Path, tmp_path: Path) -> None:
     cfg = tmp_path / "explain.yaml"
     cfg.write_text(EXPLAIN_CONFIG, encoding="utf-8")

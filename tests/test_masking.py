@@ -174,6 +174,13 @@ EXAMPLES: list[tuple[str, str, str]] = [
     ("password", "Password: Summer2024!", "Summer2024!"),
     ("password", "login --password Qx7-pLm2", "Qx7-pLm2"),
     ("password", '{"passphrase": "my dog is named rex"}', "my dog is named rex"),
+    ("password", 'expect "*assword*"\nsend "Qx7pLm2\\r"', "Qx7pLm2"),
+    # password_hash (blind check 71, S1)
+    (
+        "password_hash",
+        "root:$6$sAlt9x$" + "Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZa9bC" * 2 + "Ab3dEf5gHi7j:19000:0:::",
+        "$6$sAlt9x$" + "Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZa9bC" * 2 + "Ab3dEf5gHi7j",
+    ),
 ]
 
 

@@ -87,13 +87,16 @@ def test_reduce_report_counts_before_and_after_the_same_way(tmp_path: Path) -> N
     assert f"{red['tokens_after']:,} tokens (estimate)" in proc.stdout.decode()
 
 
-def test_check_explain_says_what_forced_reduce_counts_from(tmp_path: Path) -> None:
+def test_check_explain_says_what_reduce_counts_from(tmp_path: Path) -> None:
+    """Cleared or not, reduce counts the text and names the usage the count above read
+    (blind check 71 N5; before, an unchanged history showed the usage, ``100 → 100``)."""
     _session(tmp_path / "s.jsonl")
     proc = compact(tmp_path, "check", "--explain", "s.jsonl")
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout.decode()
     before = _estimate((tmp_path / "s.jsonl").read_bytes())
-    assert f"(from {before:,}, counted the same way)" in text, text
+    said = f"{before:,} → {before:,} tokens (0 freed; counted from the text, the provider's usage: "
+    assert said + "100)" in text, text
 
 
 def test_a_history_without_usage_reports_no_usage_figure(tmp_path: Path) -> None:

@@ -67,7 +67,8 @@ def eval_command(
     user's words carried in tool results (rejection feedback, answers to the agent's questions)
     and the last rounds' failure lines; the current request the summary states is checked
     against the original's. Each item scores 1 when found as written, else the share of its
-    word pairs found; the score is a weighted mean over the categories, 0 to 100.
+    word pairs found; the score is a weighted mean over the categories, 0 to 100. A result a
+    reduction replaced by a placeholder is kept when the file it names holds it exactly.
     """
     from compactor.runs.evaluate import evaluate_files
 
@@ -113,6 +114,12 @@ def _print_table(result: object, show_all: bool) -> None:
     if not result.summary_found:
         console.print(Text("no summary found in the compacted transcript", style="yellow"))
     console.print(table)
+    followed = result.placeholders
+    if followed.found:  # a reduced transcript: what its placeholders name was read back
+        style = "yellow" if followed.missing else ""
+        console.print(Text(followed.line(), style=style))
+        for path, why in followed.missing[:_LOST_SHOWN]:  # one line each: a path to copy
+            console.print(Text(visible(f"  - {path}: {why}"), style="dim"), soft_wrap=True)
     console.print(Text(f"score {result.score:.1f} / 100", style="bold"))
     if result.contradictions:
         wrong = Table(title=None, show_edge=False)

@@ -422,6 +422,16 @@ def _listing(files: dict[str, str]) -> str:
     return ", ".join(f"{role} {label}" for role, label in files.items())
 
 
+def _counted(result: "RunResult") -> str:
+    """What a reduce/hybrid run's token figures count when the history had a provider's usage
+    (blind check 71 N5): the text, with that usage as its own figure; else nothing."""
+    reduction = result.extras.get("reduction")
+    usage = reduction.get("tokens_before_usage") if isinstance(reduction, dict) else None
+    if result.extras.get("tokens_counted") != "text" or not isinstance(usage, int):
+        return ""
+    return f" (counted from the text; the provider's usage before: {usage:,})"
+
+
 def render(
     result: "RunResult",
     sink: _ViewSink,
@@ -439,7 +449,8 @@ def render(
         line = (
             f"compacted {number(result.messages_before)} → "
             f"{count(result.messages_after, 'message')}, "
-            f"{number(result.tokens_before)} → {count(result.tokens_after, 'token')} → {where}"
+            f"{number(result.tokens_before)} → {count(result.tokens_after, 'token')}"
+            f"{_counted(result)} → {where}"
         )
         if result.archive:
             line += f" (original archived at {result.archive})"

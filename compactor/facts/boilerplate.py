@@ -14,6 +14,15 @@ starts the same when read again, is that program's output, not the environment's
 then dropped wherever it stands alone on a line of that tool's results. :func:`drop_banner
 <compactor.facts.noise.drop_banner>` drops a banner of two lines or more; this one drops a
 single line that comes after a header or after the command's stderr.
+
+The same lines at the END of outputs (blind check 72 W3, jg_qevent): the Windows Git shell
+appended "rm: cannot remove '/etc/post-install/01-devices.post': Permission denied" (four such
+lines) to the output of every Bash call, after the command's own output ("up to date, audited
+165 packages", the generated secret, the ``npm list`` tree); the results were not flagged as
+errors, yet §4 and the Analysis counted three failed calls. :func:`drop_trailer` finds the whole
+lines that end results of one tool, of commands of at least two programs, after at least
+:data:`_TAIL_SEEN` different outputs of the commands' own (not the harness's header), and drops
+them from those results.
 """
 
 from __future__ import annotations
@@ -25,9 +34,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .text import Call, Entry, Result
 
-__all__ = ["drop_boilerplate"]
+__all__ = ["drop_boilerplate", "drop_trailer"]
 
 _MIN_SEEN, _MIN_CHARS, _MIN_PROGRAMS = 4, 20, 3
+_TAIL_SEEN, _TAIL_MIN_CHARS, _TAIL_MIN_LINES, _TAIL_TRIES = 3, 40, 2, 4
+_TAIL = 8_000
+"""How far from a result's end its trailer is looked for."""
+_READING = frozenset("read read_file readfile view view_file open_file notebookread".split())
 _FIRST_LINE = 400
 """How far into a result's output its first line is looked for."""
 
@@ -84,3 +97,79 @@ def _programs(
         if command:
             found.add(main_program(command))
     return found
+
+
+def _before(text: str, tail: str) -> str:
+    """What the command printed itself before ``tail``: '' when ``tail`` reaches into the
+    harness's header (``Exit code 1``, ``Process exited with code 1``) or is all it printed."""
+    from .outcomes import strip_output_header
+
+    own = strip_output_header(text).rstrip()
+    return own[: -len(tail)].strip() if len(own) > len(tail) and own.endswith(tail) else ""
+
+
+def _shared_tail(one: str, two: str) -> str:
+    """The whole lines that both ``one`` and ``two`` (right-stripped) end with ('' when too
+    short for a trailer)."""
+    size = 0
+    for x, y in zip(reversed(one), reversed(two), strict=False):
+        if x != y:
+            break
+        size += 1
+    tail = one[len(one) - size :]
+    if size < len(one) and one[len(one) - size - 1] != "\n":
+        tail = tail[tail.find("\n") + 1 :] if "\n" in tail else ""
+    if size == len(one) and size < len(two) and two[len(two) - size - 1] != "\n":
+        tail = tail[tail.find("\n") + 1 :] if "\n" in tail else ""
+    if len(tail) < _TAIL_MIN_CHARS or tail.count("\n") + 1 < _TAIL_MIN_LINES:
+        return ""
+    return tail
+
+
+def drop_trailer(entries: Sequence[Entry]) -> None:
+    """Drop from the results of ``entries`` the lines the environment appends to every output
+    (see the module): at least two whole lines and 40 characters that end results of one tool,
+    run by commands of two programs or more, after :data:`_TAIL_SEEN` or more different outputs
+    of the commands' own (never the whole output: then they are the command's error, such as a
+    sandbox's "bwrap: … Operation not permitted" after every refused command). The first
+    :data:`_TAIL_TRIES` last lines two results share are tried."""
+    from .commands import main_program
+
+    last: dict[tuple[str, str], Result] = {}
+    tries = 0
+    calls: dict[str, Call] | None = None
+    for e in entries:
+        for r in e.results:
+            if r.name.lower() in _READING or "\n" not in r.text:
+                continue
+            end = r.text[-_TAIL:].rstrip()
+            key = (r.name, end[end.rfind("\n") + 1 :])
+            seen = last.get(key)
+            if seen is None:
+                last[key] = r
+                continue
+            tail = _shared_tail(seen.text[-_TAIL:].rstrip(), end)
+            if not tail:
+                continue
+            ending = [
+                x
+                for f in entries
+                for x in f.results
+                if x.name == r.name and x.text[-_TAIL:].rstrip().endswith(tail)
+            ]
+            rests = {_before(x.text, tail) for x in ending} - {""}
+            if calls is None:
+                calls = {c.id: c for f in entries if f.calls for c in f.calls}
+            ran = {
+                main_program(c.command).split(" ", 1)[0]
+                for x in ending
+                if (c := calls.get(x.call_id)) is not None and c.command
+            }
+            if len(rests) >= _TAIL_SEEN and len(ran) >= 2:
+                for x in ending:
+                    x.text = x.text.rstrip()[: -len(tail)].rstrip()
+                return
+            tries += 1
+            if tries == _TAIL_TRIES:
+                return
+            last[key] = r

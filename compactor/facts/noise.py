@@ -123,6 +123,8 @@ def user_words(msg: Message | AgenticMessage) -> str:
     """A user message's text; local-command markup as :func:`command_markup` shows it, a ``!``
     shell command as :func:`user_shell` does."""
     text = user_text(msg)
+    if text.startswith("<system-reminder>"):  # an IDE's note above the user's words (72 N5)
+        text = without_reminders(text).strip()
     if text.startswith("<command-"):
         return command_markup(text) or text
     if text.startswith("<bash-"):

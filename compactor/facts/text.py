@@ -11,7 +11,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor._util import lazy_pattern
 from compactor.formats.cli_errors import CLI_ERROR_KEY, CLI_NOOP_KEY
 from compactor.formats.harness_asks import harness_ask_tag
-from compactor.formats.notices import TEAMMATE_TAG
+from compactor.formats.notices import CLAUDE_INJECTED, TEAMMATE_TAG, after_injected_blocks
 from compactor.schema import (
     CALL_ENDS_KEY,
     CWD_KEY,
@@ -30,7 +30,7 @@ from compactor.schema import (
     user_text,
 )
 
-from .boilerplate import drop_boilerplate
+from .boilerplate import drop_boilerplate, drop_trailer
 from .ide import has_ide_markup, without_ide_markup
 from .noise import drop_banner, strip_ansi, unwrapped_output, without_reminders
 
@@ -199,8 +199,9 @@ def is_injected(msg: Message | AgenticMessage, text: str | None = None) -> bool:
     text = text.strip()
     if text[:1] not in _INJECTED_FIRSTS:  # (a test of sixteen prefixes costs 0.5 µs)
         return False
-    if text.startswith(_INJECTED_PREFIXES):
-        return True
+    if text.startswith(_INJECTED_PREFIXES):  # unless the user's words follow (72 N5)
+        own = after_injected_blocks(text) if text.startswith(CLAUDE_INJECTED) else text
+        return own == text or not own or is_injected(msg, own)
     # a harness block is a notice, unless it asks for work (blind check 52 W2)
     return _HARNESS_BLOCK_RE.fullmatch(text) is not None and not harness_ask_tag(text)
 
@@ -500,6 +501,7 @@ def entries_of(items: Iterable[Message | AgenticMessage]) -> list[Entry]:
         append(Entry(index, role, seen[0], (), (), False, seen[1]))
     drop_banner(out)
     drop_boilerplate(out)
+    drop_trailer(out)  # the shell's lines after every output (blind check 72 W3)
     return out
 
 

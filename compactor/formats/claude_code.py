@@ -47,6 +47,7 @@ and the kept messages' own records, re-linked into one chain.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,7 @@ from .anthropic import (
 )
 from .base import CompactionInfo, FormatSpec, Transcript, TypedRecords, WriteMode
 from .notices import CLAUDE_INJECTED as _INJECTED_PREFIXES
+from .notices import after_injected_blocks
 from .patching import patch_claude_code_results, zero_appended_usage
 
 if TYPE_CHECKING:
@@ -96,6 +98,7 @@ QUEUE_RECORD = "queue-operation"  # as _claude_queue's, imported only when a fil
 
 _STEP_TYPES = frozenset({*MESSAGE_TYPES, QUEUE_RECORD})
 _CAVEAT = "<local-command-caveat>"
+_MARKUP_RE = re.compile(r"</?[a-z][\w-]*[ >]")  # more of the CLI's markup (<command-name> …)
 
 
 def _injected(rec: JsonObject, msg: AgenticMessage, caveat: bool = False) -> bool:
@@ -106,7 +109,10 @@ def _injected(rec: JsonObject, msg: AgenticMessage, caveat: bool = False) -> boo
     text = "\n".join(b.text or "" for b in msg.blocks if b.type == "user_input_text").lstrip()
     if caveat and 0 < len(text) <= 300 and "\n" not in text.rstrip() and "<" not in text:
         return True
-    return bool(text) and text.startswith(_INJECTED_PREFIXES)
+    if not text.startswith(_INJECTED_PREFIXES):
+        return False
+    own = after_injected_blocks(text)  # the user's words below an IDE's reminder (72 N5)
+    return not own or own.startswith(_INJECTED_PREFIXES) or bool(_MARKUP_RE.match(own))
 
 
 class _Reader:

@@ -15,7 +15,7 @@ agent-to-agent traffic, never the user's words (blind check 47, W3).
 
 from __future__ import annotations
 
-__all__ = ["CLAUDE_INJECTED", "NOTICE_TAGS", "TEAMMATE_TAG"]
+__all__ = ["CLAUDE_INJECTED", "NOTICE_TAGS", "TEAMMATE_TAG", "after_injected_blocks"]
 
 NOTICE_TAGS = ("<task-notification>", "<agent-notification>", "<bash-notification>")
 """How a CLI's notification that a background task, shell or async agent stopped opens."""
@@ -34,3 +34,21 @@ CLAUDE_INJECTED = (
     "This session is being continued from a previous conversation",
 )
 """How a Claude Code user record the CLI wrote (not the user) opens (``formats.claude_code``)."""
+
+
+_REMINDER_OPEN, _REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
+
+
+def after_injected_blocks(text: str) -> str:
+    """``text`` (stripped) after the closed ``<system-reminder>…</system-reminder>`` blocks it
+    opens with: what the user typed below the context an IDE put first in the same message
+    (blind check 72 N5: a reminder naming the file open in the editor, then the user's request).
+    '' when the blocks are all there is; an unclosed block is kept whole. Other notices keep
+    what follows them (a task notification's "Read the output file …" is the CLI's words)."""
+    rest = text.strip()
+    while rest.startswith(_REMINDER_OPEN):
+        end = rest.find(_REMINDER_CLOSE)
+        if end < 0:
+            break
+        rest = rest[end + len(_REMINDER_CLOSE) :].strip()
+    return rest

@@ -35,7 +35,8 @@ from .local_analysis import analysis_items
 from .local_answers import answer_room
 from .local_asksonly import OFFERED, closing_offer
 from .local_blocked import blocked_items, blocked_step
-from .local_committed import committed_overwrites
+from .local_changelog import earlier_changes
+from .local_committed import overwrites
 from .local_cutturn import announced_item, cut_note
 from .local_earlier import encrypted_line
 from .local_earlierfacts import earlier_fact_lines
@@ -50,16 +51,19 @@ from .local_jobs import idle_step, listed_jobs, running_head, shown_jobs, still_
 from .local_lastask import asked_step, earlier_ask_line
 from .local_limits import FACTORS, Limits, prior_room
 from .local_limits import MIN_VERBATIM as MIN_VERBATIM  # (re-exported: moved there)
+from .local_listednames import listed_items
 from .local_listfit import fit_listing
 from .local_lost import lost_items, lost_step
 from .local_madeby import request_files
 from .local_mask import collecting, mask_repeats
 from .local_notes import working_notes
+from .local_owed import owed_items, owed_step
 from .local_planmode import awaiting_plan, plan_mode_items, plan_mode_step
 from .local_prior import prior_current, prior_pending, prior_step, stale_goal, stale_prior
 from .local_prior import prior_excerpt as _prior_excerpt
 from .local_recap import recap_items
 from .local_rejected import (
+    INTERRUPTED_STEP,
     REJECTED_STEP,
     failed_count,
     proposal_note,
@@ -70,7 +74,7 @@ from .local_requests import current_ref, session_request_lines, session_user_lin
 from .local_results import said_changed, same_results
 from .local_services import call_rows, service_items
 from .local_session import Session
-from .local_since import since_prior_items
+from .local_since import earlier_outcomes, since_prior_items
 from .local_state import (
     ANSWERED,
     error_replies,
@@ -83,7 +87,7 @@ from .local_state import (
 )
 from .local_statusdate import dated_status
 from .local_statusquote import status_quote
-from .local_stops import IN_FLIGHT, flight_items, in_flight_step, stopped_after
+from .local_stops import IN_FLIGHT, flight_items, guard_overwrite, in_flight_step, stopped_after
 from .local_subfiles import shell_made
 from .local_tail import TAIL, modelled_pair
 from .local_tasklist import active_items, open_items, stale_note, task_items
@@ -104,6 +108,7 @@ from .local_unanswered import continued_step, unanswered_items, unanswered_step
 from .local_unasked import unasked_offer
 from .local_unresolved import unresolved_items
 from .local_unshipped import unshipped_items
+from .local_untested import untested_items
 from .local_usershell import after_items, after_step, asked_item
 from .local_views import (
     deliverables,
@@ -155,15 +160,22 @@ SECTION_TITLES = (
 # Sections: one function each, (session, limits) → text
 
 
+_FAILED_HEADS = {
+    "failed": "Failed: ",
+    "rejected": f"{REJECTED_STEP}: ",
+    "stopped": f"{INTERRUPTED_STEP}: ",
+}
+
+
 def _step_line(step: tuple[str, Entry | str | None, list[str]] | Entry, lim: Limits) -> str:
     kind, what, names = step_of(step)
     if isinstance(what, str):
         return what
     if kind == "user" and what is not None:
         return f"User: {quote(what.text, min(lim.item, 160))}"
-    if kind in ("failed", "rejected"):  # a rejected call never ran: no failure (blind 26)
+    if kind in _FAILED_HEADS:  # a rejected or interrupted call: no failure (blind 26, 71 W1)
         failed = [code(cut(n, 60)) for n in names[:4]]
-        head = "Failed: " if kind == "failed" else f"{REJECTED_STEP}: "
+        head = _FAILED_HEADS[kind]
         return head + "; ".join(failed) + (" …" if len(names) > 4 else "")
     said = f"Assistant: {status_quote(what.text, min(lim.item, 120))}" if what is not None else ""
     called = f"called {tool_names(names)}" if names else ""
@@ -244,11 +256,13 @@ def _files(s: Session, lim: Limits) -> str:
                 omitted_files(list(s.files.values())[i : len(s.files) - cap + i], lim.items * 4)
             )
         items.extend(file_item(f, lim.item, lim.code_lines))
+        items.extend(earlier_changes(s, f, lim.item))  # each change of the request's file (69 N2)
     known = {same_file_key(p) for p in s.files}  # one file in two spellings (67 N1)
     reads = said_changed(s.last_text, [p for p in s.reads if same_file_key(p) not in known], items)
     if reads:
         shown = head_tail(reads, lim.items // 2, lim.items // 2, "more")
         items.append("Read, not changed: " + ", ".join(shown))
+    items.extend(listed_items(s, lim.item))  # the folder's files the request is about (68 N1)
     items.extend(named_lines(s, Limits().items, lim.items))  # the most any limits show
     prior = _prior_excerpt(s, 3, lim.prior)
     if prior:
@@ -340,6 +354,7 @@ def _pending(s: Session, lim: Limits) -> str:
                 items.append(f"Interrupted by the user, never completed: {said}")
         if not s.in_flight and not listed_jobs(s) and s.request_started:  # (blind check 11)
             items.append("Nothing is running and no call is in flight: every call returned")
+    items.extend(owed_items(s, lim.item))  # failed, never run again, said done (72 N1)
     items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
     items.extend([*asked, *after_items(s, lim.item), *lost_items(s, lim.item)])
@@ -389,10 +404,11 @@ def _current_work(s: Session, lim: Limits) -> str:
     )
     if changed:
         items.append("Files changed for it: " + ", ".join(changed[: lim.items]))
+        items.extend(untested_items(s, since, lim.item))  # no run after the edits (70 N3)
     items.extend(irreversible_items(s, lim.item))  # a reset database, a forced push (67 N2)
     if not s.turn_ended and (s.request_started or stale_goal(s)):
         action = last_action(s, lim.item)
-        items.extend(committed_overwrites(s, lim.item))  # a write over a commit (67 N6)
+        items.extend(overwrites(s, lim.item))  # a write over a commit (67 N6)
         if any(IN_FLIGHT not in a and not a.startswith("(") for a in action):
             # (only in flight: section 7 lists them)
             items.append("The last action (the last tool calls and what they returned):")
@@ -410,9 +426,8 @@ def _current_work(s: Session, lim: Limits) -> str:
         items.extend(verbatim_text(claims.reply_title(s), reply.text, lim.reply))
     for title, answer in deliverables(s):
         items.extend(verbatim_text(title, answer.text, lim.deliverable))
-    items.extend(
-        since_prior_items(s, lim.item)
-    )  # the turns since the earlier summary (blind check 60 W3)
+    items.extend(since_prior_items(s, lim.item))  # the turns since the earlier summary (60 W3)
+    items.extend(earlier_outcomes(s, lim.item))  # an earlier task's end, in words (69 N8)
     items.extend(prior_current(s, lim.prior, first=False))  # after the calls (blind check 18)
     return bullets(items) if items else "   - No work in progress."
 
@@ -437,6 +452,7 @@ def _state_step(s: Session, lim: Limits) -> str:
     stopped = stopped_after(action, done)  # not "the last action" before calls in flight
     stopped += (f" {interruption(s)}." if interruption(s) else "") + relaunch_step(s, lim.item)
     stopped += next_step_notes(s, lim.item)  # what it continues, a cut-off run, a failed check
+    stopped += owed_step(s, lim.item) if not s.turn_ended else ""  # a push said done (72 N1)
     running = [b.key or b.command for b in s.running]
     stopped += still_running(running) if running and not s.turn_ended else ""
     flying = s.in_flight
@@ -447,6 +463,7 @@ def _state_step(s: Session, lim: Limits) -> str:
             else stale_goal(s)
         )
         step = in_flight_step(flying, lim.item // 2, lim.items, awaiting_plan(s), unasked_offer(s))
+        step = guard_overwrite(step) if overwrites(s, lim.item) else step  # (70 N2)
         return f"   {step}{goal}.{stopped}"
     if not s.turn_ended and last is not None and not s.request_started:
         if went_on := continued_step(s, lim.item):  # "continue" ×N (blind check 69 N5)
@@ -476,6 +493,8 @@ def _state_step(s: Session, lim: Limits) -> str:
         return f"   Do the step the assistant announced last{goal}: {quote(s.announced, lim.item)}"
     if s.ended_by_tool:
         return f"   None: the work was handed in with {code(s.ended_by_tool)}."
+    if last is not None and (owed := owed_step(s, lim.item)):  # said done (blind check 72 N1)
+        return f"   Not done, though the last reply or the task list says so:{owed}"
     if step := lost_step(s, lim.item):  # lost work, an answer awaiting verification (bc 12)
         return step
     if last is not None and (tasks := open_items(s)):  # not "nothing is pending" (bc 11)

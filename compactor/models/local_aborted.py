@@ -130,6 +130,8 @@ def nothing_pending(s: Session, done: str, answered: str) -> str:
     (``answered``: the fixed words); when the user then sent a message and interrupted it at
     once, that is said, as sections 8 and 9 say it (blind check 52 W9: one owner for how the
     session ended, so the three never disagree)."""
+    from .local_lostcalls import lost_note  # (local_session imports this module)
+
     said = _said(s)
     if said and s.turn_ended:
         return (
@@ -137,13 +139,13 @@ def nothing_pending(s: Session, done: str, answered: str) -> str:
             f"user then sent {said} and interrupted that turn at once, before any output or "
             "call: not carried out, not done (section 9: ask the user whether to continue with "
             "it). No task, background job or tool call is open."
-        )
+        ) + lost_note(s, 120)  # a call the session went on past is no open call (71 N2)
     if asks_only(s):  # questions before any change are no completion (blind check 61 W6)
         return f"   - The latest request{done} was {ASKS_ONLY}; it waits for the user's answers."
     return (
         f"   - None: {answered}. The latest request{done} was completed and no task, "
         "background job or tool call is open."
-    )
+    ) + lost_note(s, 120)
 
 
 def wins_over_closing(s: Session, step: str, approval: bool = False) -> str:

@@ -18,14 +18,15 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, cut, shell_words
+from compactor.facts.listing import listed_paths
 from compactor.facts.samecommand import unwrapped
 
 from .local_files import file_changes
 from .local_home import same_file_key, win_join, windows_rooted
 from .local_session import Session
-from .local_text import code
+from .local_text import call_line, code
 
-__all__ = ["committed_overwrites"]
+__all__ = ["committed_overwrites", "listed_overwrites", "overwrites"]
 
 _COMMIT_RE = lazy_pattern(r"\bgit(?:\s+-C\s+\S+)?\s+commit\b")
 _PUSH_RE = lazy_pattern(r"\bgit(?:\s+-C\s+\S+)?\s+push\b")
@@ -144,3 +145,53 @@ def _included(s: Session, path: str, got: set[str], at: int) -> bool:
     if _ALL not in got:
         return False
     return any(_same(path, f.path) and any(i < at for i in f.changed_at) for f in s.files.values())
+
+
+def overwrites(s: Session, width: int) -> list[str]:
+    """The lines of :func:`committed_overwrites`, then those of :func:`listed_overwrites` for the
+    files no commit included."""
+    committed = committed_overwrites(s, width)
+    return [*committed, *listed_overwrites(s, width, " ".join(committed))][:3]
+
+
+def listed_overwrites(s: Session, width: int, said: str = "") -> list[str]:
+    """One line per file a call in flight writes whole (creates) that an earlier read-only listing
+    (``LS``, ``Glob``, ``ls``, ``find``) showed to exist and the session had not changed before
+    (blind check 70 N2: a Write of CLAUDE.md in flight over the user's CLAUDE.md); ``said``: the
+    text of lines already written about these files."""
+    flying = [
+        (c, [_at(c.cwd, ch.path) for ch in file_changes(c) if ch.action in ("created", "written")])
+        for c in s.in_flight
+    ]
+    flying = [(c, paths) for c, paths in flying if paths]
+    if not flying:
+        return []
+    first = min(c.index for c, _ in flying)
+    lists = [c for c in s.calls if c.index < first and c.id in s.answered]
+    lists = [c for c in lists if c.id not in s.failed_calls]
+    texts = _results(s, {c.id for c in lists})
+    shown = [(c, listed_paths(c, texts[c.id], c.cwd)) for c in lists if c.id in texts]
+    lines: list[str] = []
+    for call, paths in flying:
+        for path in paths:
+            if path in said or _changed_before(s, path, call.index):
+                continue
+            seen = next((c for c, got in shown if any(_equal(path, p) for p in got)), None)
+            if seen is None:
+                continue
+            lines.append(
+                f"The call in flight {code(cut(call.name, 40))} writes {code(cut(path, width))}, "
+                f"which existed already ({code(call_line(seen, width))} listed it): if it ran, "
+                "it overwrote that file; running it again would overwrite it too, so read the file "
+                "first and keep what the user had in it"
+            )
+    return lines
+
+
+def _equal(path: str, listed: str) -> bool:
+    a, b = same_file_key(path), same_file_key(listed)
+    return a == b or (a != path and a.replace("\\", "/") == b.replace("\\", "/"))
+
+
+def _changed_before(s: Session, path: str, at: int) -> bool:
+    return any(_equal(path, f.path) and any(i < at for i in f.changed_at) for f in s.files.values())

@@ -23,7 +23,7 @@ from .local_pushtarget import output_of, push_target, same_target
 from .local_session import ErrorFact, Session
 from .local_text import call_line, code
 
-__all__ = ["judge_contradicted_claims"]
+__all__ = ["claims_kind", "is_kind", "judge_contradicted_claims"]
 
 _KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
     (
@@ -92,6 +92,33 @@ def _claimed(text: str) -> list[int]:
     if len(text) > 600 or _FAILURE_WORDS_RE.search(text):
         return []
     return [n for n, (_, claim, _) in enumerate(_KINDS) if claim.search(text)]
+
+
+_DONE_ELSEWHERE = {
+    "push": lazy_pattern(
+        r"(?:푸시|푸쉬)\s*(?:완료|했|됐|되었)|プッシュ(?:しました|完了|済み)|已推送|推送(?:成功|完成)"
+    ),
+    "deploy": lazy_pattern(
+        r"배포\s*(?:완료|했|됐|되었)|デプロイ(?:しました|完了|済み)|已部署|部署(?:成功|完成)"
+    ),
+}
+"""A claim that a push or deploy was done, in the other languages the sessions used (blind
+check 72 N1: "네, GitHub에 푸시 완료했습니다!")."""
+_NAMES = {name: n for n, (name, _, _) in enumerate(_KINDS)}
+
+
+def is_kind(call: Call, name: str) -> bool:
+    """Whether ``call`` is a run of the kind ``name`` ("build", "push", "test", "deploy")."""
+    return _of_kind(call, _NAMES[name])
+
+
+def claims_kind(sentence: str, name: str) -> bool:
+    """Whether ``sentence`` says work of the kind ``name`` was done, with no word of failure."""
+    if len(sentence) > 600 or _FAILURE_WORDS_RE.search(sentence):
+        return False
+    done = _DONE_ELSEWHERE.get(name)
+    hit = done is not None and done.search(sentence) is not None
+    return hit or _KINDS[_NAMES[name]][1].search(sentence) is not None
 
 
 def _of_kind(call: Call, kind: int) -> bool:

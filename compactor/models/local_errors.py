@@ -11,6 +11,7 @@ from .local_dialogue import resolved
 from .local_errlines import each_error, no_errors_items, read_error_items
 from .local_hooks import hook_failure_items
 from .local_limits import Limits
+from .local_lostturns import lost_turn_items
 from .local_prior import prior_excerpt, stale_prior
 from .local_rejected import REFUSED_ITEM, is_refused, redone_after, refused_after
 from .local_session import ErrorFact, Session
@@ -76,4 +77,5 @@ def errors_section(s: Session, lim: Limits) -> str:
         items.append(f"{stale_prior(s)}: {prior}")
     items[0:0] = read_error_items(s, lim.item) if s.errors else no_errors_items(s, lim.item)
     items.extend(hook_failure_items(s, lim.item))  # (blind check 63 N4)
+    items.extend(lost_turn_items(s, lim.item))  # an API error ended a turn (blind check 72 N4)
     return bullets(items)

@@ -136,6 +136,8 @@ class FileState:
     """The entry index of each change's result (read by :mod:`.local_lost`)."""
     expanded: bool = False  # its content has expansions the shell made (Change.expanded)
     older: bool = False  # a later change not shown (a script's) came after ``added``/``removed``
+    history: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
+    """Each change's tool, added and removed lines, in order (:mod:`.local_changelog`)."""
 
     def how(self, times: str = "") -> str:
         """``created, then edited by Edit``; a script's change names the shell tool after it;
@@ -156,6 +158,7 @@ class FileState:
             self.actions.append(action)
         self.changes += 1
         self.changed_at.append(index)
+        self.history.append((tool, change.added, change.removed))
         self.tool = tool
         self.last_index = index
         if change.content is not None:

@@ -80,7 +80,8 @@ def _distinct(value: str) -> bool:
 
 def _spans(text: str, value: str) -> Iterator[tuple[int, int]]:
     """Where ``text`` holds ``value`` whole, or (a long value) a fragment of its start of at
-    least :data:`_FRAGMENT` characters that a cut ended; never inside a longer word."""
+    least :data:`_FRAGMENT` characters that a cut ended; never inside a longer word, nor a
+    plain word that only starts the value (:func:`_plain_word`)."""
     lead = value if len(value) < 2 * _FRAGMENT else value[:_FRAGMENT]
     start = text.find(lead)
     while start >= 0:
@@ -92,8 +93,19 @@ def _spans(text: str, value: str) -> Iterator[tuple[int, int]]:
         if not (_WORD.match(before) and _WORD.match(value[0])) and not (
             _WORD.match(after) and (end - start < len(value) or _WORD.match(value[-1]))
         ):
-            yield start, end
+            if end - start == len(value) or not _plain_word(text, start, end):
+                yield start, end
         start = text.find(lead, end)
+
+
+def _plain_word(text: str, start: int, end: int) -> bool:
+    """Whether the fragment ``text[start:end]`` of a longer value is only a word that starts
+    it (letters, not ended by a cut: ``MoonYetis`` of the password ``MoonYetis2024@#…``, the
+    project's own name; blind check 68 N4), not the value's cut start (``MoonYetis20…``)."""
+    if not text[start:end].isalpha():
+        return False
+    rest = text[end : end + 3]
+    return not (rest.startswith("…") or rest == "..." or end == len(text))
 
 
 def mask_repeats(text: str, values: set[str]) -> str:

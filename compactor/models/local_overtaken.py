@@ -25,7 +25,7 @@ from compactor.facts import Call, one_line
 from .local_noise import is_file_edit
 from .local_session import Session
 
-__all__ = ["ACCEPTED", "carried_out", "judge_cancelled", "stops_only"]
+__all__ = ["ACCEPTED", "carried_out", "judge_cancelled", "route_declined", "stops_only"]
 
 ACCEPTED = "Accepted by the user: "
 _CANCELLED = "Accepted, then cancelled by the user"
@@ -117,6 +117,32 @@ def stops_only(s: Session, calls: list[Call], index: int, text: str) -> bool:
         return False
     later = next((r for r in s.requests if r.index > index), None)
     return later is None or _SAYS_NO_RE.search(later.text[:300]) is None
+
+
+_ASKS_HOW_WORDS = 16  # a short message: "How do I paste them here?", "where do I put it?"
+_SUPPLIED_WITHIN = 2  # the user's messages after it, one of which brings the material
+_MEDIA_RE = lazy_pattern(r"^\[(?:image|audio|video)\]$", re.MULTILINE)  # what the user attached
+
+
+def route_declined(s: Session, index: int, said_by_user: bool) -> bool:
+    """Whether the user declined only the way a proposal (entry ``index``) went, not the proposal
+    (blind check 72 W2: "I can adapt your 4 photos…", then ``git show …:images/x.jpg`` rejected
+    without a word; the user asked "how do I paste them here?", supplied the photos, and the
+    switch was made and committed): the rejection carries no words of the user's own
+    (``said_by_user``), the user's next message is short, asks something and does not say no, one
+    of the two after it brings the material (an image, audio or video attached), and successful
+    file changes followed that."""
+    if said_by_user:
+        return False
+    later = next((r for r in s.requests if r.index > index), None)
+    if later is None or _SAYS_NO_RE.search(later.text[:300]) is not None:
+        return False
+    text = later.text.strip()
+    if not text.endswith("?") or len(text.split()) > _ASKS_HOW_WORDS:
+        return False
+    after = [r for r in s.requests if r.index > later.index][:_SUPPLIED_WITHIN]
+    supplied = next((r for r in after if _MEDIA_RE.search(r.text)), None)
+    return supplied is not None and bool(_changes_after(s, supplied.index))
 
 
 _CANCEL_RE = lazy_pattern(

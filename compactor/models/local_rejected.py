@@ -28,10 +28,13 @@ are rejections):
 from __future__ import annotations
 
 from compactor.facts import Call, Entry
+from compactor.facts.stops import STOPPED, rejection, user_stopped
 from compactor.rejections import is_rejection
 
 from .local_dismissed import own_answer
-from .local_overtaken import carried_out, stops_only
+from .local_foundnothing import nothing_found_mark
+from .local_lostcalls import LOST_MARK, lost_calls
+from .local_overtaken import carried_out, route_declined, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session
@@ -39,10 +42,12 @@ from .local_text import call_line, code, quote
 from .local_withdrawn import went_on
 
 __all__ = [
+    "INTERRUPTED_STEP",
     "REFUSED_ITEM",
     "REJECTED_STEP",
     "failed_count",
     "is_refused",
+    "is_stopped",
     "judge_rejected_calls",
     "proposal_note",
     "redone_after",
@@ -55,6 +60,8 @@ __all__ = [
 
 REJECTED_STEP = "Rejected by the user (not run)"
 """How the walk names the calls the user rejected (never "Failed")."""
+INTERRUPTED_STEP = "Interrupted by the user (never completed)"
+"""How the walk names the calls the user interrupted (never "Failed"; blind check 71 W1)."""
 REFUSED_ITEM = "was rejected by the user (it never ran)"
 """How section 4 names a call the user rejected (never "failed")."""
 _REFUSED = "The user rejected this call"  # how compactor.facts.stops.rejection says so
@@ -67,10 +74,31 @@ _ERR_CALL = 300  # characters of a failed call's line (local_session's ErrorFact
 
 
 def failed_count(s: Session) -> str:
-    """The analysis line's count of failed calls, the ones the user rejected apart."""
+    """The analysis line's count of failed calls, the ones the user rejected or interrupted
+    apart (neither is a failure; blind checks 26 and 71 W1)."""
     refused = sum(1 for c in s.failed_calls if c in s.refused)
-    told = f", {refused} rejected by the user" if refused else ""
-    return f"{len(s.failed_calls) - refused} failed{told}"
+    stopped = len(stopped_calls(s) - s.refused.keys())
+    told = f", {stopped} interrupted by the user" if stopped else ""
+    told += f", {refused} rejected by the user" if refused else ""
+    return f"{max(0, len(s.failed_calls) - refused - stopped)} failed{told}"
+
+
+def stopped_calls(s: Session) -> set[str]:
+    """The failed calls whose result says the user interrupted them while they ran (Claude
+    Code's "[Request interrupted by user for tool use]", Codex's "aborted by user")."""
+    if not s.failed_calls:
+        return set()
+    return {
+        r.call_id
+        for e in s.entries
+        for r in e.results
+        if r.call_id in s.failed_calls and user_stopped(r.text).startswith(STOPPED)
+    }
+
+
+def is_stopped(err: ErrorFact) -> bool:
+    """Whether the failed call ``err`` is one the user interrupted (it never completed)."""
+    return bool(err.outcome.lines) and err.outcome.lines[0].startswith(STOPPED)
 
 
 def is_refused(err: ErrorFact) -> bool:
@@ -125,6 +153,8 @@ def judge_rejected_calls(s: Session) -> None:
             continue
         if stops_only(s, [c for c in s.calls if c.id in calls], e.index, e.text):
             continue  # the user stopped a `kill`, not the plan before it (check 39, W2, rule a)
+        if route_declined(s, e.index, any(_own_words(s, c) for c in calls)):
+            continue  # the user declined the call's way, then went on by another (72 W2)
         s.refused_at[e.index] = [s.refused[c] for c in calls]
     if not s.refused_at:
         return
@@ -132,6 +162,16 @@ def judge_rejected_calls(s: Session) -> None:
     for index in s.refused_at:
         said = quote(s.entries[index].text, 300)
         s.rejected.append(f"Proposed, then the user rejected its call (not run): {said}")
+
+
+def _own_words(s: Session, call_id: str) -> bool:
+    """Whether the rejection of ``call_id`` carries the user's own words (a reason, an
+    instruction), not only the CLI's ("STOP what you are doing …") or none."""
+    for e in s.entries:
+        for r in e.results:
+            if r.call_id == call_id:
+                return bool(refused_words(rejection(r.text), 80))
+    return False
 
 
 _PATH_KEYS = ("file_path", "path", "notebook_path")
@@ -282,11 +322,19 @@ def _dismissed(s: Session, line: str, call: Call, width: int) -> str:
 
 
 def refusal_mark(s: Session, call_id: str) -> str:
-    """What the list of calls adds to a call the user rejected or answered with plan changes."""
+    """What the list of calls adds to a call the user rejected, interrupted or answered with plan
+    changes, to a lost call, and to a search that found nothing."""
     if call_id in s.refused:
         return " (rejected by the user, not run)"
+    if call_id in s.failed_calls and call_id in stopped_calls(s):
+        return " (interrupted by the user, never completed)"
+    if call_id not in s.answered and any(c.id == call_id for c in lost_calls(s)):
+        return LOST_MARK  # (blind check 71 N2)
     said = changed_plan(s, call_id, 80)
-    return f" ({said})" if said else ""
+    if said:
+        return f" ({said})"
+    name = next((c.name for c in s.calls if c.id == call_id), "")
+    return nothing_found_mark(s, call_id, name)  # it explains the next call (72 N6)
 
 
 def proposal_note(s: Session, e: Entry) -> str:

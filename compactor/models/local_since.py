@@ -17,12 +17,12 @@ import re
 from itertools import pairwise
 
 from compactor._util import lazy_pattern
-from compactor.facts import Entry
+from compactor.facts import Entry, is_reading_call
 
-from .local_session import Session
+from .local_session import PLAN_TOOLS, Session
 from .local_text import plural, quote
 
-__all__ = ["since_prior_items", "since_start"]
+__all__ = ["earlier_outcomes", "since_prior_items", "since_start"]
 
 _WIDTH = 240  # the summary's width of a quoted item (``Limits.item``), before any scaling
 _RULE_RE = lazy_pattern(r"^\s*\|?[\s:|-]+\|?\s*$", re.MULTILINE)
@@ -103,3 +103,50 @@ def _within_budget(turns: list[tuple[str, int, str]], lines: list[str], budget: 
         keep.append(i)
         used += len(lines[i])
     return sorted(keep)
+
+
+_ASKS_RE = lazy_pattern(r"[?？]\W*\Z")
+"""A text that ends by asking the user something."""
+
+
+def _works(entries: list[Entry]) -> bool:
+    """Whether these entries hold a call that did work: neither a read nor the plan tool."""
+    return any(
+        c.name not in PLAN_TOOLS and not is_reading_call(c) for e in entries for c in e.calls
+    )
+
+
+def earlier_outcomes(session: Session, width: int = _WIDTH) -> list[str]:
+    """Section 8's line on the latest earlier turn of a session without an earlier summary that
+    did work (:func:`_works`) and ended with an assistant text after its last tool results that
+    asks nothing, while the current request has no answer yet and the answers section 8 quotes
+    are all talk (turns without such a call) that came after it (blind check
+    69 N8: roi_git's Qdrant collection was deleted and recreated with size 1536, and only the
+    assistant's "**Operation completed successfully!** …" said so; the summary quoted the later
+    answer to a question about GitHub and never said how the Qdrant task ended): the request,
+    its calls and the assistant's words, shortened."""
+    last = session.last_request
+    if since_start(session) >= 0 or last is None or session.turn_ended:
+        return []  # (an answered request: its answer is where the work stands)
+    bounds = [r.index for r in session.requests if r.index < last.index] + [last.index]
+    turns = [session.entries[a:b] for a, b in pairwise(bounds)]
+    quoted = {e.index for e in (session.deliverable, session.revised) if e is not None}
+    if not quoted or any(_works(t) for t in turns if any(e.index in quoted for e in t)):
+        return []  # a task's own answer is quoted (or none is): it says how the work ended
+    for part in reversed(turns):
+        if part[-1].index >= min(quoted):
+            continue  # (only a task whose answer a quoted talk answer came after and displaced)
+        said = [e for e in part[1:] if e.role == "assistant" and e.text.strip() and not e.internal]
+        final = said[-1] if said else None
+        if not _works(part) or final is None or final.calls or _ASKS_RE.search(final.text):
+            continue  # (an answer that asks the user is a proposal, not an outcome)
+        if any(e.results for e in part if e.index > final.index):
+            continue  # (a result after it: not the turn's last word)
+        request = quote(part[0].text, width * 5 // 12)
+        calls = sum(len(e.calls) for e in part)
+        return [
+            "The latest earlier task, and how the assistant said it ended (its words after the "
+            "task's last tool results; no later call checked them): "
+            + _line(request, calls, _RULE_RE.sub("", final.text), width * 2)
+        ]
+    return []

@@ -35,6 +35,7 @@ from compactor.facts import (
     sentences,
     strip_output_header,
 )
+from compactor.facts.terminal import NO_TERMINAL, needs_terminal
 from compactor.facts.wenton import install_report
 from compactor.rejections import is_rejection
 
@@ -349,7 +350,9 @@ def next_step_notes(s: Session, limit: int) -> str:
     result = results.get(calls[-1].id) if calls else None
     if calls and result is not None and outcome(result, calls[-1]).failed:
         head = clean(result.text[:300]).strip().split("\n", 1)[0]
-        if _TIMED_OUT_RE.search(head) is not None:
+        if needs_terminal(result.text):  # not a long job: no terminal (blind check 70 N4)
+            notes.append(NO_TERMINAL)
+        elif _TIMED_OUT_RE.search(head) is not None:
             notes.append(
                 "That last action ran in the foreground and was cut off by the time limit: what "
                 "it started may still be running; check it (its log, ps) before running it "

@@ -24,7 +24,7 @@ from compactor.facts import (
 )
 from compactor.facts.outcomes import unadvised
 
-from .local_committed import committed_overwrites
+from .local_committed import overwrites
 from .local_planmode import is_plan_approval
 from .local_session import Session
 from .local_text import call_line, code, quote
@@ -105,6 +105,26 @@ def approved_calls(s: Session) -> frozenset[str]:
 
 
 _AGAIN = "then run them again if still needed"
+_CHECK_AGAIN = (
+    "check whether they ran (look for their side effects) and run them again if still needed"
+)
+_OVER = (
+    "but a call among them writes over a file that existed already ({}): read that file first, "
+    "and run it again only if still needed and without losing what the file held"
+)
+
+
+def guard_overwrite(step: str) -> str:
+    """Section 9's step for calls in flight when one writes over an existing file (blind check
+    70 N2): not a plain "run them again if still needed"."""
+    return step.replace(
+        _CHECK_AGAIN,
+        _CHECK_AGAIN.replace(
+            " and run them again if still needed", "; " + _OVER.format("section 7")
+        ),
+    )
+
+
 _DISRUPTIVE_RE = lazy_pattern(
     r"(?:^|[;&|(]\s*|\bsudo\s+)(?:systemctl\s+(?:reboot|poweroff|halt|kexec|soft-reboot)\b"
     r"|(?:reboot|poweroff|halt)\b(?!\S)|shutdown\b(?!\S)(?![^;&|\n]*\s-c\b)|init\s+[06]\b"
@@ -238,7 +258,7 @@ def in_flight_step(
         )
     return (
         f"These calls were {IN_FLIGHT} and their results are not in the transcript ({names}): "
-        "check whether they ran (look for their side effects) and run them again if still needed"
+        + _CHECK_AGAIN
     )
 
 
@@ -281,4 +301,7 @@ def flight_items(s: Session, width: int, most: int, plan: str = "") -> list[str]
             f"  They start a step the assistant only offered ({quote(offer, width)}): the user "
             "never answered; that step awaits the user's answer"
         )
-    return [*flying, *committed_overwrites(s, width), *sandbox_reasons(s, 200)]
+    over = overwrites(s, width)
+    if flying and over:  # (blind check 70 N2)
+        flying[0] = flying[0].replace(_AGAIN, _OVER.format("below"))
+    return [*flying, *over, *sandbox_reasons(s, 200)]

@@ -47,7 +47,7 @@ from .local_noise import local_note, normal_path, pasted_listing, path_in
 from .local_pasted import own_sentences
 from .local_planmode import plan_rules
 from .local_queued import kept_queued, queued_text
-from .local_rejected import is_refused, rejected_proposal_title
+from .local_rejected import is_refused, is_stopped, rejected_proposal_title
 from .local_reviser import revised_title
 from .local_rules import RULE_MARK_RE, is_constraint
 from .local_session import Session
@@ -161,7 +161,7 @@ def walk_steps(s: Session) -> list[Step | Entry]:
                 steps.append(e)  # an assistant step that called nothing
         elif e.index in failed_at:
             err = failed_at[e.index]  # a call the user rejected is no failure (blind check 26)
-            kind = "rejected" if is_refused(err) else "failed"
+            kind = "rejected" if is_refused(err) else "stopped" if is_stopped(err) else "failed"
             last = step_of(steps[-1]) if steps else None
             if last is not None and last[0] == kind:
                 last[2].append(err.call)

@@ -134,9 +134,11 @@ class ReduceOutcome(Generic[M]):
     tokens_after: int = 0
     tokens_before_usage: int | None = None
     """The count before as the trigger read it, from the provider's usage of the newest turn,
-    when the history had one and the reduction changed it (else None). That usage can be far
-    below the text (Claude Code 2.1 clears old results server-side: blind check 19), so it is
-    shown as its own figure, never set against the estimate after."""
+    when the history had one (else None), whether the reduction changed it or not (then
+    ``tokens_before`` and ``tokens_after`` are the text's count). That usage can be far below
+    the text (Claude Code 2.1 clears old results server-side: blind check 19), or far above it
+    (the system prompt and tools: blind check 71), so it is shown as its own figure, never set
+    against the estimate after."""
     clear_skipped: str | None = None
     """Why phase 2 cleared nothing (under the threshold, nothing to clear, too little freed)."""
     retained_from: int = 0
@@ -277,8 +279,25 @@ class Reduction(Generic[M]):
         else:
             outcome.messages = list(state.messages)
             outcome.tokens_after = before
+            text = await self._text_count(state)
+            if text is not None:  # counted as a reduction that changed it counts (check 71 N5)
+                outcome.tokens_before_usage = before
+                outcome.tokens_before = outcome.tokens_after = text
         await self._emit(outcome.after_event())
         return outcome
+
+    async def _text_count(self, state: AgentState[M]) -> int | None:
+        """The history's count without its provider usage, when the default counter read one
+        (None otherwise): what a reduction that changed it reports, so a history left as it is
+        reports the same kind of figure (blind check 71 N5: hybrid said 41,580, the usage, where
+        reduce on the same file said 12,146, the text)."""
+        if self.config.token_counter not in (None, default_token_counter):
+            return None
+        if baseline_index(state.messages) < 0:
+            return None
+        messages = state.messages
+        bare = [m if m.usage is None else dataclasses.replace(m, usage=None) for m in messages]
+        return await self.count(bare, state.tools)
 
     def _freed_by_text(self, original: Sequence[M], reduced: Sequence[M]) -> int | None:
         """What the reduction freed by the estimate of the text, when the default counter took

@@ -63,6 +63,7 @@ from .claims import Contradiction, contradictions
 from .ended import end_claim, ending_of
 from .evalchecks import failure_lines, stated_request, user_words
 from .evalmask import SecretValues
+from .evalplaceholders import Original, Placeholders, follow_placeholders
 from .evalshell import machine_record, shell_failure
 
 __all__ = [
@@ -158,6 +159,9 @@ class Evaluation:
     contradictions: list[Contradiction] = field(default_factory=list)
     """Claims of the summary about where work stands that the original contradicts
     (:mod:`compactor.runs.claims`); not part of the score, which only measures what was kept."""
+    placeholders: Placeholders = field(default_factory=Placeholders)
+    """The reduction's placeholders followed: a result whose named file holds it exactly is
+    kept (:mod:`compactor.runs.evalplaceholders`)."""
 
     @property
     def score(self) -> float:
@@ -186,6 +190,7 @@ class Evaluation:
                 for c in self.categories
             ],
             "contradictions": [asdict(c) for c in self.contradictions],
+            "placeholders": self.placeholders.as_dict(),
         }
 
 
@@ -365,8 +370,11 @@ def _call_strings(call: Call) -> Iterator[str]:
 
 
 def _haystack(
-    messages: Sequence[Message | AgenticMessage], mask: Callable[[str], str] = str
+    messages: Sequence[Message | AgenticMessage],
+    mask: Callable[[str], str] = str,
+    named: Sequence[str] = (),
 ) -> _Haystack:
+    """The compacted text, with the original results its placeholders name (``named``)."""
     parts: list[str] = []
     for i, msg in enumerate(messages):
         e = entry_of(i, msg)
@@ -374,7 +382,7 @@ def _haystack(
         for c in e.calls:
             parts += [c.name, *_call_strings(c)]
         parts += [r.text for r in e.results]
-    return _Haystack("\n".join(parts), mask)
+    return _Haystack("\n".join([*parts, *named]), mask)
 
 
 def evaluate(
@@ -382,13 +390,17 @@ def evaluate(
     compacted: Sequence[Message | AgenticMessage],
     *,
     names: tuple[str, str, str] = ("", "", ""),
+    raw_original: Original | None = None,
 ) -> Evaluation:
     """Score what of ``original`` (messages) survives in ``compacted`` (see the module
-    docstring); ``names``: (original path, compacted path, format) for the report."""
+    docstring); ``names``: (original path, compacted path, format) for the report;
+    ``raw_original``: the original's results as its records hold them (what an offload file
+    holds: :func:`compactor.runs.run_reduce.originals`)."""
     from .show import summary_message_index
 
     entries = [entry_of(i, m) for i, m in enumerate(original)]
-    hay = _haystack(compacted, SecretValues(original))  # (blind check 63 S1)
+    followed = follow_placeholders(original, compacted, raw_original)  # (blind check 71 N6)
+    hay = _haystack(compacted, SecretValues(original), followed.texts)  # (check 63 S1)
     cats = {name: Category(name, weight) for name, weight in WEIGHTS.items()}
     requests = [t for e in entries if (t := _request_text(e)) is not None]
     if requests:
@@ -470,6 +482,7 @@ def evaluate(
             replace(c, claim=hay.mask(c.claim), original=hay.mask(c.original))
             for c in [*wrong, *(contradictions(original, summary) if summary else [])]
         ],
+        followed,
     )
 
 
@@ -479,8 +492,11 @@ def evaluate_files(original: str, compacted: str, format: str | None = None) -> 
     from compactor.formats.registry import read_transcript
     from compactor.io import read_input
 
+    from .run_reduce import originals
+
     shown_a, raw_a = read_input(original)
     first = read_transcript(shown_a, raw_a, format=format, snapshot=False)
     shown_b, raw_b = read_input(compacted)
     second = read_transcript(shown_b, raw_b, format=format, snapshot=False)
-    return evaluate(first.messages, second.messages, names=(shown_a, shown_b, first.format))
+    names = (shown_a, shown_b, first.format)
+    return evaluate(first.messages, second.messages, names=names, raw_original=originals(first))

@@ -128,13 +128,16 @@ def render_strategies(data: JsonObject) -> list[str]:
         if hyb.get("forced_tokens_before_reduce", red["tokens_before"]) != red["tokens_before"]:
             # the count above read the provider's usage; this one the text, as after is
             forced += f" (from {hyb['forced_tokens_before_reduce']:,}, counted the same way)"
+    usage = ""
+    if isinstance(red.get("tokens_before_usage"), int):  # the count above read it (check 71)
+        usage = f"; counted from the text, the provider's usage: {red['tokens_before_usage']:,}"
     return [
         f"  strategies (this config: {data['chosen']}):",
         f"    summarize:         replaces ~{data['summarize']['summarized_tokens']:,} tokens "
         "by a summary",
         f"    reduce:            {red['truncated']:,} truncated, {cleared}: "
         f"{red['tokens_before']:,} → {red['tokens_after']:,} tokens "
-        f"({red['tokens_freed']:,} freed)",
+        f"({red['tokens_freed']:,} freed{usage})",
         f"    hybrid:            reduce to {hyb['tokens_after_reduce']:,} tokens, {then}",
         f"                       {forced}",
     ]

@@ -243,7 +243,8 @@ async def _reduce_as(
     )
     report: JsonObject = {"strategy": strategy, **outcome.to_dict(), "streamed": False}
     if outcome.tokens_before_usage is not None:  # before and after counted the same way
-        r.tokens_before = outcome.tokens_before
+        r.tokens_before, r.tokens_after = outcome.tokens_before, outcome.tokens_after
+        r.extras["tokens_counted"] = "text"  # (the usage: reduction.tokens_before_usage)
     if plan.offload_dir is not None:
         report["offload_dir"] = str(plan.offload_dir)
     r.extras["reduction"] = report
@@ -325,7 +326,7 @@ async def _hybrid_summary(
 
     plan, r = run.plan, run.result
     trigger = plan.file_config.trigger_condition()
-    reduced = outcome.tokens_after
+    reduced = written_count(outcome)
     over = verdict(len(outcome.messages), reduced, trigger)
     why = over.reason if over.triggered else None
     forced, report["hybrid_why"] = hybrid_why(plan.options.force, outcome, why)
@@ -363,8 +364,18 @@ async def _hybrid_summary(
             f"reduced to {reduced:,} tokens, summarized to {sizes} messages; {over.reason}",
         )
     r.messages_after = len(outcome.messages)  # forced: the reduced history stands, smaller
-    r.tokens_after = reduced
+    r.tokens_after = outcome.tokens_after  # counted as tokens_before is
     return None
+
+
+def written_count(outcome: ReduceOutcome[M]) -> int:
+    """The reduced history's count as ``check`` reads the file it is written to, which is what
+    the trigger judges: the text's count when the reduction changed it (the changed records
+    drop their usage), else the provider's usage the unchanged records still carry, when there
+    was one (the report's ``tokens_after`` is then the text's count: blind check 71 N5)."""
+    if outcome.changed or outcome.tokens_before_usage is None:
+        return outcome.tokens_after
+    return outcome.tokens_before_usage
 
 
 def hybrid_why(force: bool, outcome: ReduceOutcome[M], over: str | None) -> tuple[bool, str]:

@@ -57,7 +57,12 @@ earlier rule wins an overlap):
     ``password=…``, ``"password": "…"``, ``PASSWORD: …`` (``passwd``, ``pwd``, ``passphrase``,
     any prefix such as ``DB_PASSWORD``), ``--password …``. A ``:`` assignment without quotes
     counts only when the value ends its line (``Password: hunter2``), so prose after a colon is
-    kept.
+    kept; the word in other languages too (``Passwort:``, ``пароль =``); never across a line
+    break (``HSM_PASSWORD=`` ending its line is empty). Also a literal an expect/pexpect script
+    sends to a password prompt (``send "…\\r"``, ``sendline('…')``: :mod:`.logins`).
+``password_hash``
+    A crypt-format hash (``$5$salt$hash``, ``$2b$…``, ``$argon2id$…``), whole: a shadow entry
+    keeps its user name and fields (:mod:`.logins`).
 
 Custom patterns are ``(name, regex)`` pairs; ``name`` becomes the kind. When the regex has a named
 group ``secret``, only that group is replaced, else the whole match. Custom patterns run after the

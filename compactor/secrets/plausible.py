@@ -7,11 +7,15 @@ import re
 
 from compactor._util import code_reference
 
+from .logins import CRYPT_HASH_RE
+
 __all__ = ["NOT_SECRET_RE", "plausible_value"]
 
 # Values that are obviously not secrets: references, templates, masks, placeholders, literals.
 NOT_SECRET_RE = re.compile(
-    r"""[$<{%*\[#]|\.{3}|…
+    r"""(?!(?-x:"""  # a crypt hash starts with ``$`` but is no variable (blind check 71, S1)
+    + CRYPT_HASH_RE.pattern
+    + r"""))[$<{%*\[#]|\.{3}|…
     |x{4,}|X{4,}
     |(?:your|my|the|an?|some|example|sample|dummy|fake|placeholder|insert|enter|redacted)(?:[_\-.]|$)
     |(?:none|null|nil|true|false|undefined|required|optional|empty|changeme|string|str|bytes|int

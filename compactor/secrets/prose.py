@@ -41,6 +41,7 @@ __all__ = [
     "PROSE_HINTS",
     "PROSE_PLAIN_RE",
     "PROSE_PREFILTERS",
+    "PROSE_SPACED_RE",
     "PROSE_TIGHT_RE",
     "WIDE_HINTS",
     "plain_value",
@@ -83,6 +84,13 @@ PROSE_PLAIN_RE = re.compile(
 PROSE_TIGHT_RE = re.compile(rf"{_WIDE}{_VALUE}{_END}")
 """A value written straight after a CJK/Japanese/Korean word, no separator (``密码abc123XY也是
 对的``; blind check 67, S3); it ends at the first CJK character (:func:`tight_value` judges it)."""
+PROSE_SPACED_RE = re.compile(
+    rf"{_WIDE}[ \t]+{_VALUE}(?=[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\u3040-\u30ff"
+    r"\u4e00-\u9fff\uac00-\ud7af)\]」』】]|[ \t]*(?:\n|\r|\\[nr]|$))"
+)
+"""A plain value after a CJK/Japanese/Korean word and a space, that CJK text, a bracket or the
+line's end closes (``（密碼 moxa）``: blind check 71, S2 — :data:`PROSE_BARE_RE` asks for a
+digit or a symbol, and Latin words in CJK prose are set off by spaces too)."""
 MYSQL_SPACED_RE = re.compile(
     rf"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb))\b[^\n|;&]{{0,200}}?"
     rf"(?<![\w\-])-p[ \t]*{_VALUE}{_END}"

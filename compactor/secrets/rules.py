@@ -17,13 +17,15 @@ from compactor._util import CJK_PUNCTUATION
 
 from . import prose, url_query
 from .labelled import LABELLED_HINTS, LABELLED_RE, WANDB_LOGIN_RE, WANDB_RE, labelled_token
-from .secret_scan import API_KEY_WORDS, PASSWORD_WORDS
+from .logins import CRYPT_HASH_RE, CRYPT_HINTS, PROMPT_ANSWER_RE, PROMPT_HINTS
+from .secret_scan import API_KEY_WORDS, OTHER_PASSWORD_WORDS, PASSWORD_WORDS
 
 SECRET_KINDS: tuple[str, ...] = (
     "api_key",
     "bearer_token",
     "jwt",
     "password",
+    "password_hash",
     "private_key",
     "url_password",
 )
@@ -40,13 +42,15 @@ _Q = r"""(?:\\?["'])"""
 # no CJK or full-width punctuation (``、KEY=value。``: blind check 29, S1).
 _BARE = rf"""[^\s"'`\\,;&<>(){{}}\[\]|{CJK_PUNCTUATION}]"""
 # ``=``, ``:``, ``=>``, ``:=``, also after a type annotation (``password: str = "..."``).
+# Blanks only, never a line break: ``HSM_PASSWORD=`` ending its line is empty, the next line is
+# no value (blind check 71, N3).
 _SEP = (
-    r"""\s{0,3}(?::\s{0,3}[A-Za-z_][\w.\[\]|, ]{0,40}?\s{0,3}(?==))?"""
-    r"""(?:=>|:=|=|:|\uff1a|\uff1d)\s{0,3}"""
+    r"""[ \t]{0,3}(?::[ \t]{0,3}[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]{0,3}(?==))?"""
+    r"""(?:=>|:=|=|:|\uff1a|\uff1d)[ \t]{0,3}"""
 )
 
 _API_KEY_NAME = rf"[A-Za-z0-9_.\-]{{0,40}}?{API_KEY_WORDS}"
-_PASSWORD_NAME = rf"[A-Za-z0-9_.\-]{{0,40}}?{PASSWORD_WORDS}"
+_PASSWORD_NAME = rf"(?:[A-Za-z0-9_.\-]{{0,40}}?{PASSWORD_WORDS}|{OTHER_PASSWORD_WORDS})"
 
 
 def _assignment(name: str) -> str:
@@ -73,7 +77,7 @@ VALUE_GROUPS = ("secret", "esc", "call", "line", "eq", "word")
 
 
 def _flag(names: str) -> str:
-    return rf"(?<![\w\-])--(?:{names})(?:=|\s+)(?P<secret>{_BARE}+)"
+    return rf"(?<![\w\-])--(?:{names})(?:=|[ \t]+)(?P<secret>{_BARE}+)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +193,10 @@ UNHINTED_RULES: tuple[Rule, ...] = (
     Rule("password", prose.PROSE_BARE_RE, prose.secret_looking),
     Rule("password", prose.PROSE_TIGHT_RE, prose.tight_value),  # 密码abc123XY (blind 67)
     Rule("password", prose.MYSQL_SPACED_RE, prose.secret_looking),
+    Rule("password", prose.PROSE_SPACED_RE, prose.plain_value),  # （密碼 moxa） (blind 71)
+    # what an expect/pexpect script sends to a password prompt; a crypt hash (blind 71, S1/S2)
+    Rule("password", PROMPT_ANSWER_RE, lambda v: len(v.strip()) >= 2),
+    Rule("password_hash", CRYPT_HASH_RE),
     # a credential in a URL's query, ``?k=<hex>``, or a subscription link's token (blind 56)
     *(Rule("api_key", regex, check) for regex, check in url_query.URL_SHAPES),
 )
@@ -216,13 +224,16 @@ HINTS: tuple[tuple[str, ...], ...] = (
     ("bearer",),
     ("key", "secret", "token"),
     ("--",),
-    ("pass", "pwd"),
+    ("pass", "pwd", "senha", "contrase", "kennwort"),
     ("--",),
     LABELLED_HINTS,
     prose.PROSE_HINTS,
     prose.PROSE_HINTS,
     prose.WIDE_HINTS,
     prose.MYSQL_HINTS,
+    prose.WIDE_HINTS,
+    PROMPT_HINTS,
+    CRYPT_HINTS,
     *url_query.URL_HINTS,
 )
 """One entry per rule of ``UNHINTED_RULES``, in order (a test checks each hint is needed)."""

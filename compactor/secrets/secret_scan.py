@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from compactor.schema import AgenticMessage, Block, Message
 
 from .labelled import LABELLED_PREFILTERS
+from .logins import CRYPT_PREFILTER, PROMPT_PREFILTER
 from .prose import PROSE_PREFILTERS
 from .url_query import URL_PREFILTERS
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "API_KEY_WORDS",
+    "OTHER_PASSWORD_WORDS",
     "PASSWORD_WORDS",
     "PREFILTERS",
     "FastScan",
@@ -51,6 +53,12 @@ API_KEY_WORDS = (
 """The key words an ``api_key`` assignment's name ends with (any case)."""
 PASSWORD_WORDS = r"(?:password|passwd|passphrase|pwd)"
 """The key words a ``password`` assignment's name ends with (any case)."""
+OTHER_PASSWORD_WORDS = (
+    r"(?:passwort|kennwort|senha|contrase[ñn]a|mot[ \t]de[ \t]passe|пароль"
+    r"|密码|密碼|パスワード|비밀번호)"
+)
+"""The word "password" in other languages, a whole ``password`` assignment's name (``Passwort:
+geheim``, ``пароль = qwerty``; blind check 71, S2: masked as ``PASSWD="…"`` is)."""
 
 PREFILTERS: tuple[str, ...] = (
     "PRIVATE KEY-----|eyJ|sk-|A(?:KIA|SIA|BIA|CCA|IDA|ROA)|github_pat_|glpat-|xapp-|AIza|hf_"
@@ -59,6 +67,11 @@ PREFILTERS: tuple[str, ...] = (
     "(?i-u:authorization)|--(?i-u:api-?key|token|secret|auth-token|password|passwd)",
     # an assignment: the name ends with its key word, then a quote, spaces and ':' or '='
     r"(?i-u:key|token|secret|pwd|passwd|password|passphrase)\\?[\"']?[\s\x1c-\x1f]{0,3}[:=：＝]",
+    r"(?:(?i-u:passwort|kennwort|senha|contrase|passe)|(?i:пароль)|密码|密碼|パスワード|비밀번호)"
+    r"[^:=：＝\n]{0,3}[:=：＝]",
+    # a crypt password hash; a literal sent to a password prompt (secrets.logins)
+    CRYPT_PREFILTER,
+    PROMPT_PREFILTER,
     # a token of 20 characters after a credential word in any language (masking.labelled)
     *LABELLED_PREFILTERS,
     # a password in prose, in any language (masking.prose)

@@ -29,6 +29,7 @@ from .prose import (
     PROSE_BARE_RE,
     PROSE_PLAIN_RE,
     PROSE_PREFILTERS,
+    PROSE_SPACED_RE,
     PROSE_TIGHT_RE,
 )
 from .rules import SHAPE_RULES, ShapeRule
@@ -150,7 +151,9 @@ def _scans() -> tuple[FastScan, FastScan, FastScan, FastScan]:
 
 
 _SHAPE_REGEXES = frozenset(regex for regex, _, _ in SHAPE_RULES)
-_PROSE_REGEXES = frozenset((PROSE_PLAIN_RE, PROSE_BARE_RE, PROSE_TIGHT_RE, MYSQL_SPACED_RE))
+_PROSE_REGEXES = frozenset(
+    (PROSE_PLAIN_RE, PROSE_BARE_RE, PROSE_TIGHT_RE, MYSQL_SPACED_RE, PROSE_SPACED_RE)
+)
 """Their own group: prose that names a token or a password ("the token is …") runs these
 three rules, not every shape rule (blind check 52: the bench's summaries hold such prose)."""
 _URL_REGEXES = frozenset(regex for regex, _ in URL_SHAPES)
