@@ -186,3 +186,114 @@ def test_harness_errors_after_white_space_digits_and_dashes_are_still_found() ->
         assert is_harness_error(text) == (
             len(text) <= 4_000 and _HARNESS_ERROR_RE.match(text) is not None
         )
+
+
+_PROCEDURE_TEXTS = _texts(
+    ["- On success", "- On failure", "1. if", "2) when", "* otherwise", "else", "upon", ":",
+     ": respond", ":\trespond", ":  reply", "return", "Output", "print", "REPORT", "answer", "say",
+     "write", "stop", "abort", "emit", "respondx", "Rules:\n", "- ", "\n- ", "\n1. ", "in case",
+     "\n- On failure (x): REPORT it", "\n2. if bad: Respond with", "\n- when ok:\tSAY done",
+     "\n* else: ſtop", "\n- upon \u212aill: emit"]
+)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None, database=None, derandomize=True)
+@given(_PROCEDURE_TEXTS)
+def test_property_a_procedure_head_is_what_the_branch_pattern_finds(text: str) -> None:
+    """``_procedure_head`` looks for a branch's end (``: respond``) before it tries the branch
+    pattern at every line start (4 % of the paths shape): the same head as running it."""
+    from itertools import islice
+
+    from compactor.models.local_typed import _BRANCH_RE, _RULES_AT_RE, _procedure_head
+
+    branches = list(islice(_BRANCH_RE.finditer(text), 2))
+    expected: str | None = None
+    if len(branches) == 2:
+        rules = _RULES_AT_RE.search(text, 0, branches[0].end())
+        expected = text[: rules.start()].strip() if rules is not None else ""
+    assert _procedure_head(text) == expected
+
+
+def _overruled_after(between: list[tuple[str, str]]) -> str:
+    """The statement of 58 W8 (a database write still needed) in section 5, when the user's
+    "no need to write the database" comes after the ``between`` (request, answer) turns."""
+    from compactor.models.local import summarize_transcript
+
+    from .planted_session import SessionBuilder
+    from .test_dialogue58 import _stated
+
+    s = SessionBuilder()
+    s.user("make the badge endpoint read the badge from the API")
+    s.call(
+        "Edit",
+        {"file_path": "/bot/badges.js", "old_string": "db.query", "new_string": "api.get"},
+        "ok",
+    )
+    s.say(
+        "Done. The badge endpoint reads through the API now. It could also resolve the award "
+        "via the API instead of its own read query, though it still needs a database write to "
+        "persist the new badgestatus after each award. Want me to change it, or leave it as-is?"
+    )
+    for request, answer in between:
+        s.user(request)
+        s.say(answer)
+    s.user(
+        "please finish it. The badgestatus is already written by the website, so no need to "
+        "write the database at all"
+    )
+    s.call(
+        "Edit", {"file_path": "/bot/badges.js", "old_string": "db.write", "new_string": ""}, "ok"
+    )
+    s.say("Removed the write: the endpoint only reads now.")
+    stated = _stated(summarize_transcript(s.messages))
+    return next(x for x in stated if "still needs a database write" in x)
+
+
+def test_only_a_request_after_a_turn_with_statements_can_say_they_no_longer_hold() -> None:
+    """``judge_overruled`` reads a request's words only when the turn before it holds a scored
+    statement (on a long chat only the newest turns do): a "no need to …" after a turn that
+    stated nothing labels no statement of an earlier turn, one right after it labels it."""
+    assert _overruled_after([]).startswith('- No longer holds (the user: "')
+    claim = _overruled_after([("which file holds the badge list?", "badges.js")])
+    assert not claim.startswith("- No longer holds"), claim
+
+
+def _ruled_session(rules: int) -> list[str]:
+    """``user_rules`` of a session whose requests state ``rules`` rules (one each), then a call
+    the user rejected with a rule as the reason."""
+    from compactor.models.local_judges import modelled
+    from compactor.models.local_views import user_rules
+
+    from .planted_session import SessionBuilder
+
+    s = SessionBuilder()
+    for i in range(rules):
+        s.user(f"Please update the parser for case {i}. Never touch legacy{i}.py in this task.")
+        s.say(f"Updated the parser for case {i}.")
+    s.user("Make the legend break its lines.")
+    s.call(
+        "Edit",
+        {"file_path": "docs/chart.md", "old_string": "a<br>b", "new_string": "a&#10;b"},
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+        "it was a file edit, the new_string was NOT written to the file). To tell you how to "
+        "proceed, the user said:\nnever use HTML entities here",
+        error=True,
+    )
+    return user_rules(modelled(s.messages))
+
+
+def test_the_rules_read_are_the_first_the_largest_limits_show() -> None:
+    """``user_rules`` stops reading requests once it has as many rules as section 1 shows at the
+    largest limits (a long chat of requests: 9 % of the paths shape); with fewer, the reasons
+    for rejected calls follow, as before."""
+    from compactor.models.local_limits import Limits
+
+    shown = Limits().items
+    assert all(Limits().scaled(f).items <= shown for f in (1.0, 0.7, 0.5, 0.1))
+    many = _ruled_session(shown + 8)
+    assert many == [f"Never touch legacy{i}.py in this task." for i in range(shown)]
+    few = _ruled_session(3)
+    assert few == [
+        *(f"Never touch legacy{i}.py in this task." for i in range(3)),
+        "never use HTML entities here (the user's reason for rejecting a Edit call)",
+    ]

@@ -114,10 +114,10 @@ def installed_anyway(call: Call | None, lines: list[str], body: str) -> bool:
     … giving up!", a postinst's "Failed to stop x.service: Unit … not loaded") are warnings on
     the way (blind check 68 W8: two apt installs that set up every package were "failed")."""
     command = call.command if call is not None else None
-    if not command or _OWN_SUCCESS_RE.search(body) is None:
-        return False
-    if not all(_INSTALLER_RE.match(step) for step in _SEGMENT_RE.split(command)):
+    if not command or not all(_INSTALLER_RE.match(step) for step in _SEGMENT_RE.split(command)):
         return False  # another program's error lines are its own (`pip install x && pytest`)
+    if _OWN_SUCCESS_RE.search(body) is None:  # (after the command: most are no install)
+        return False
     return _HARD_FAILURE_RE.search(body) is None and bool(lines)
 
 

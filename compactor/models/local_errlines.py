@@ -87,7 +87,7 @@ def masked_items(s: Session, width: int) -> list[str]:
     although its pipe hid its exit status and its output says it failed (blind check 21); with
     the later run of the same program whose tests passed, when there is one."""
     calls: dict[str, Call] = {c.id: c for c in s.calls}
-    texts = {r.call_id: r.text for e in filter(_RESULTS, s.entries) for r in e.results}
+    texts: dict[str, str] = {}  # every result's, made for the first masked call (most: none)
     found: list[str] = []
     for e in filter(_RESULTS, reversed(s.entries)):
         for r in e.results:
@@ -96,6 +96,9 @@ def masked_items(s: Session, width: int) -> list[str]:
                 continue
             lines = masked_lines(call, r.text)
             if lines:
+                texts = texts or {
+                    x.call_id: x.text for y in filter(_RESULTS, s.entries) for x in y.results
+                }
                 later = _passed_later(s, call, texts)
                 shown = " | ".join(lines)
                 if later is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from compactor._util import lazy_pattern
-from compactor.facts import Entry, one_line, sentences
+from compactor.facts import Entry, clean, lowers_exactly, one_line, sentence_spans
 from compactor.facts.ide import without_ide_note
 
 from .local_session import Session
@@ -59,20 +59,39 @@ _EMAIL_RE = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 _NAMES_EMAIL_RE = lazy_pattern(r"\be-?mail\b", re.IGNORECASE)
 
 
+_TOLD_WORDS = ("let me know", "tell me", "ping me", "reply", "confirm")
+"""What every match of :data:`_TOLD_RE` holds (lower-cased)."""
+
+
 def _asked(text: str, reply: str) -> str:
     """The sentence of the assistant's text ``text`` that ``reply`` answers, else ""."""
-    said = sentences(text)
+    cleaned = clean(text)  # (what sentences() splits: its sentences are pieces of this)
+    done = _DONE_RE.match(reply) is not None
+    if not _EMAIL_RE.match(reply) and not _may_ask(cleaned, done):
+        return ""  # no sentence can tell or ask it: not split (a chat of tiny messages: 10 %)
+    said = [x.strip() for _, x in sentence_spans(cleaned) if x.strip()]
     last = said[-1].strip() if said else ""
-    if _TOLD_RE.search(last) and _DONE_RE.match(reply):
+    if done and _TOLD_RE.search(last):
         return last
-    if _VALUE_ASK_RE.match(last) and not _DONE_RE.match(reply):
+    if not done and _VALUE_ASK_RE.match(last):
         return last
     if _EMAIL_RE.match(reply) and _NAMES_EMAIL_RE.search(text):  # its placeholder's value
         return next((s.strip() for s in reversed(said) if _NAMES_EMAIL_RE.search(s)), last)
     return ""
 
 
-def _answered(s: Session, request: Entry, before: int) -> str:
+def _may_ask(cleaned: str, done: bool) -> bool:
+    """Whether a sentence of ``cleaned`` may be what a reply answers: after a confirmation
+    (``done``) one that holds a word of :data:`_TOLD_RE`'s, else a question (``?``)."""
+    if not done:
+        return "?" in cleaned  # what _VALUE_ASK_RE's last sentence ends with
+    if not lowers_exactly(cleaned):
+        return True  # lower-casing is not what the pattern compares: no shortcut
+    low = cleaned.lower()
+    return any(word in low for word in _TOLD_WORDS)
+
+
+def _answered(s: Session, request: Entry, before: int, memo: dict[tuple[str, str], str]) -> str:
     """What the assistant asked that ``request`` (short) replies to, else "": its last text
     after the request at ``before``, with no other message of the user's between."""
     text = request.text
@@ -88,16 +107,33 @@ def _answered(s: Session, request: Entry, before: int) -> str:
         if e.role == "user" and e.text.strip() and not e.injected and not e.results:
             return ""  # another message of the user's came between
         if e.role == "assistant" and not e.internal and e.text.strip():
-            return _asked(e.text, typed)
+            return _asked_once(e.text, typed, memo)
     return ""
+
+
+_MEMO_TEXT, _MEMO_MOST = 200, 4096
+"""An assistant text this short is judged once a run with each reply (in so many pairs): a
+chat of tiny messages repeats both ("Edited app.py." / "ok")."""
+
+
+def _asked_once(text: str, typed: str, memo: dict[tuple[str, str], str]) -> str:
+    """:func:`_asked`, a short text's once per reply (``memo``)."""
+    if len(text) > _MEMO_TEXT:
+        return _asked(text, typed)
+    if (found := memo.get((text, typed))) is None:
+        found = _asked(text, typed)
+        if len(memo) < _MEMO_MOST:
+            memo[text, typed] = found
+    return found
 
 
 def judge_replies(s: Session) -> None:
     """Take the short replies to the assistant's own question or instruction out of the
     requests (:attr:`Session.replies`); the first request is never one."""
     kept: list[Entry] = s.requests[:1]
+    memo: dict[tuple[str, str], str] = {}
     for r in s.requests[1:]:
-        asked = _answered(s, r, kept[-1].index)
+        asked = _answered(s, r, kept[-1].index, memo)
         if asked:
             s.replies.append((r, asked))
         else:

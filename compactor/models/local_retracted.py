@@ -30,6 +30,7 @@ By shape:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from compactor._util import lazy_pattern
 from compactor.facts import cut, one_line, sentences
@@ -133,8 +134,12 @@ def judge_overruled(s: Session) -> None:
     if not s.decisions or len(s.requests) < 2:
         return
     labels: dict[int, str] = {}
+    said_at = sorted(i for i, _, _ in s.decisions)  # (read from the newest turns only)
     for k in range(1, len(s.requests)):
         request = s.requests[k]
+        at = bisect_right(said_at, s.requests[k - 1].index)
+        if at == len(said_at) or said_at[at] >= request.index:
+            continue  # no statement of the turn before it to label: its words not read
         head = request.text[:2_000]
         low = head.lower()  # a cheap pre-filter (the pattern costs ~0.3 ms a request)
         if not any(w in low for w in _NOT_NEEDED_WORDS):

@@ -39,6 +39,7 @@ from .local_decisions import MEMO_MOST, SHORT_TEXT, asks_user
 from .local_dialogue import answered_later
 from .local_earlier import earlier_line
 from .local_latetasks import own_failed
+from .local_limits import Limits
 from .local_linked import linked_line
 from .local_midwork import mid_work_title
 from .local_names import cut_names
@@ -187,7 +188,9 @@ does not cut there, so the question and the rule after it would be one sentence.
 
 def user_rules(s: Session) -> list[str]:
     """The user's constraints and preferences, each once, without their list marks; not the
-    sentences of pasted output (:func:`.local_pasted.own_sentences`)."""
+    sentences of pasted output (:func:`.local_pasted.own_sentences`). The first
+    ``Limits().items`` of them at most (the most any limits show): the requests after the one
+    that states the last of them are not read (a long chat of requests: 9 % of the paths shape)."""
     if s.rules is None:
         later = _Later([_asked(e.text) for e in s.requests])
         found = (
@@ -202,8 +205,20 @@ def user_rules(s: Session) -> list[str]:
             for err in s.errors
             if err.after == "rejected" and not asks_user(err.by)  # a question is no rule
         )
-        s.rules = list(dict.fromkeys([*found, *refused, *plan_rules(s)]))
+        rules: dict[str, None] = {}
+        for rule in found:
+            rules[rule] = None  # (a repeat keeps its first place)
+            if len(rules) == _RULES_SHOWN:
+                break
+        else:  # (all of them read: the others come after)
+            for rule in [*refused, *plan_rules(s)]:
+                rules.setdefault(rule, None)
+        s.rules = list(rules)
     return s.rules
+
+
+_RULES_SHOWN = Limits().items
+"""The most rules any limits show (section 1 lists the first ``items``)."""
 
 
 _TOOL_RE = lazy_pattern(r"[(:]")  # where a call line's tool name ends (``Bash: …``, ``Edit(p)``)
