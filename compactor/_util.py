@@ -219,10 +219,42 @@ def code_reference(value: str) -> bool:
     identifier path without digits that is an attribute access or names a credential
     (``self.password``, ``settings.service_key``, ``user_pwd``). Shared by the summary masker
     and ``secrets.plausible`` so that both judge alike."""
-    if any(ch.isdigit() for ch in value) or not re.fullmatch(_CODE_NAME, value):
+    if any(ch.isdigit() for ch in value):
         return False
+    if not re.fullmatch(_CODE_NAME, value):
+        return code_expression(value)
     low = value.lower()
     return "." in low or any(word in low for word in _CODE_WORDS)
+
+
+_CODE_PATH = r"[A-Za-z_]+(?:(?:\?\.|!?\.)[A-Za-z_]+)*"
+_CODE_OPERAND = rf"!{{0,2}}\(?{_CODE_PATH}(?:\((?:{_CODE_PATH}(?:, ?{_CODE_PATH})*)?\))?\)?"
+_CODE_BINARY = r" ?(?:===?|!==?|&&|\|\||\?\?|[<>]=?) ?"
+_CODE_EXPRESSION = rf"{_CODE_OPERAND}(?:{_CODE_BINARY}{_CODE_OPERAND})*"
+_CODE_LITERALS = frozenset({"null", "undefined", "true", "false", "none", "nil"})
+_CODE_MOST = 40
+
+
+def code_expression(value: str) -> bool:
+    """Whether an unquoted value is a short expression of names with an operator (``!!apiKey``,
+    ``cfg?.apiKey``, ``Boolean(key)``, ``key!==null``, ``a.key||b.key``; at most
+    :data:`_CODE_MOST` characters, no digit) one of whose names reads as code: a member
+    access or call, camelCase or snake_case, a literal (``null``) or a lowercase name with a
+    credential word (blind check 72, N3: ``hasApiKey: !!apiKey`` was shown as ``hasApiKey:
+    ***``). ``!Secret``, ``!!hunter`` and ``abc&&def`` name no code: a value still."""
+    if len(value) > _CODE_MOST or any(ch.isdigit() for ch in value):
+        return False
+    if not re.fullmatch(_CODE_EXPRESSION, value) or not re.search(r"[!.(&|?=<>]", value):
+        return False
+    if "(" in value or "." in value:
+        return True
+    for name in re.findall(r"[A-Za-z_]+", value):
+        low = name.lower()
+        if "_" in name or re.search(r"[a-z][A-Z]", name) or low in _CODE_LITERALS:
+            return True
+        if name[0].islower() and any(word in low for word in _CODE_WORDS):
+            return True
+    return False
 
 
 def _more(listed: str, found: set[str] | None) -> str:

@@ -143,23 +143,49 @@ def install_report(text: str) -> str | None:
 _SHELL_ERROR_RE = lazy_pattern(r"^\S+: line \d+: \S")
 """A shell's own error (``x.sh: line 3: SCRIPT_DIR: readonly variable``)."""
 _FAILURE_WORDS = ("fail", "error", "\u2717", "\u2718", "denied", "not found", "cannot")
+_OUTCOME_RE = lazy_pattern(
+    r"(?i)^(?:nothing(?: added)? to \w+|no changes\b|no \w+ (?:to|added to) \w+"
+    r"|(?:already|everything) up[ -]to[ -]date\b)"
+)
+"""A line that states what came of the command (git's "nothing added to commit but untracked
+files present", "nothing to commit, working tree clean", "no changes added to commit",
+"Everything up-to-date"): it says why the call failed where the status around it does not."""
+_STATUS_RE = lazy_pattern(
+    r"^(?:On branch \S+|HEAD detached (?:at|from) \S+|Not currently on any branch\.?"
+    r"|Your branch (?:is|and) .+|(?:Changes (?:not staged for commit|to be committed)"
+    r"|Untracked files|Unmerged paths)\s*:|\(use \"git .+\)|\((?:fix|all) conflicts.+\))$"
+)
+"""A status header or its hint (``On branch main``, ``Your branch is up to date with …``,
+``Untracked files:``, ``(use "git add <file>..." …)``): where the repository stands, never
+what went wrong (blind check 72 N2: a failed ``git commit`` was "failed: On branch main")."""
 
 
 def first_informative_line(body: str) -> str:
     """The line of a failed call's output to show when no line ranks as an error: the first
     that says it failed (``Memory check for pool... ✗ FAILED``, a shell's ``x.sh: line 3: …``),
+    else the first that states the outcome (:data:`_OUTCOME_RE`: ``nothing added to commit …``),
     else the first that is not decoration (rules, box drawing; blind check 9: a banner's
-    ``═════`` was the failure); a warning line only when no other line is left (67 N1)."""
-    fallback = warned = ""
+    ``═════`` was the failure) nor a status header (:data:`_STATUS_RE`), nor the list such a
+    header opens; a warning line only when no other line is left (67 N1), a header last."""
+    fallback = warned = header = outcome = ""
+    listed = False  # the lines after a status header ending in ":" are its list of paths
     for raw in body.splitlines():
         line = raw.strip()
         if not line or is_decoration(line) or is_startup_noise(line):
             continue
+        if _STATUS_RE.match(line):
+            header, listed = header or line, line.endswith(":")
+            continue
+        if listed and raw[:1] == "\t":  # git status lists paths after a tab
+            continue
+        listed = False
         if is_warning(line):  # git's "LF will be replaced by CRLF": the cause is after (67 N1)
             warned = warned or line
             continue
         low = line.lower()
         if any(word in low for word in _FAILURE_WORDS) or _SHELL_ERROR_RE.search(line):
             return line
+        if not outcome and _OUTCOME_RE.match(line):
+            outcome = line
         fallback = fallback or line
-    return fallback or warned
+    return outcome or fallback or warned or header
