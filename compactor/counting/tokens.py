@@ -39,6 +39,7 @@ __all__ = [
     "estimate_text",
     "estimate_tools",
     "resolve_token_counter",
+    "usage_measures_context",
     "utf8_len",
 ]
 
@@ -154,19 +155,35 @@ def estimate_tools(tools: Sequence[ToolInfo]) -> int:
     return total
 
 
+def usage_measures_context(prompt_tokens: int, completion_tokens: int, total_tokens: int) -> bool:
+    """Whether a usage of these counts may stand for the size of the history it ends.
+
+    It needs a total, and an input side unless it reports only a total: a usage whose input
+    (input + cache read + cache creation) is 0 while it reports an output measured no context
+    (Claude Code 2.0.10 writes ``{"input_tokens": 0, "output_tokens": 23}`` with no cache fields
+    on every turn: blind check 73 N1 counted a 20 K-token history as 23 tokens, and the loop guard
+    refused a forced run). Only-a-total usages (prompt and completion 0: a reader's compaction
+    size, an old record) stay trusted."""
+    return total_tokens > 0 and not (prompt_tokens <= 0 and completion_tokens > 0)
+
+
 def baseline_index(messages: Sequence[Message | AgenticMessage]) -> int:
     """Index of the newest assistant message with ``usage.total_tokens > 0``, or -1.
 
     Beyond SPEC §3 (RELIABILITY.md, Decisions): a compaction's summary with usage counts as
     well. Only a reader puts usage there, when a file records the size of the history a
     compaction left and no assistant message follows the summary to carry it (Codex's
-    ``token_count`` after ``compacted``: :func:`compactor.formats.codex`)."""
+    ``token_count`` after ``compacted``: :func:`compactor.formats.codex`). A usage that measured
+    no context (:func:`usage_measures_context`) is no baseline: an older one, or the text,
+    counts instead."""
     for i in range(len(messages) - 1, -1, -1):
         msg = messages[i]
         usage = msg.usage
         if (
             usage is not None
-            and usage.total_tokens > 0
+            and usage_measures_context(
+                usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+            )
             and (msg.role == "assistant" or msg.extra.get(CONTENT_TYPE_KEY) == "summary")
         ):
             return i
@@ -181,6 +198,9 @@ def default_token_counter(inp: TokenCounterInput) -> int:
     ...     Message("user", "earlier"), Message("assistant", usage=Usage(total_tokens=100)),
     ...     Message("user", "later context")]))
     103
+    >>> default_token_counter(TokenCounterInput([Message("user", "x" * 400),
+    ...     Message("assistant", usage=Usage(completion_tokens=23, total_tokens=23))]))
+    100
     """
     messages = inp.messages
     start = baseline_index(messages)

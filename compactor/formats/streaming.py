@@ -21,7 +21,7 @@ import orjson
 
 from compactor._json import JsonObject
 from compactor._util import FrozenRecord
-from compactor.counting.tokens import estimate_message, utf8_len
+from compactor.counting.tokens import estimate_message, usage_measures_context, utf8_len
 from compactor.counting.trigger import TriggerCondition, TriggerDecision, verdict
 from compactor.errors import TranscriptError
 from compactor.schema import MAX_JSON_DEPTH, Message
@@ -97,9 +97,12 @@ def _fast_record(rec: JsonObject, eino: bool) -> _Fast | None:
         if isinstance(meta, dict):
             usage = meta.get("usage")
             if isinstance(usage, dict):
-                total = usage.get("total_tokens")
-                if isinstance(total, int) and not isinstance(total, bool):
-                    usage_total = total
+                counts = [
+                    usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+                ]
+                ints = [c if isinstance(c, int) and not isinstance(c, bool) else 0 for c in counts]
+                if usage_measures_context(*ints):  # as the reader's Usage would (check 73 N1)
+                    usage_total = ints[2]
     ids: list[str] = []
     value = rec.get("tool_calls")
     if value is not None:
@@ -134,7 +137,11 @@ def _fast_record(rec: JsonObject, eino: bool) -> _Fast | None:
 def _from_message(msg: Message) -> _Fast:
     """The same facts from a Message the format's reader built."""
     usage = msg.usage
-    total = usage.total_tokens if usage is not None else 0
+    total = 0
+    if usage is not None and usage_measures_context(
+        usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+    ):
+        total = usage.total_tokens
     result_id = msg.tool_call_id if msg.role == "tool" else None
     return msg.role, estimate_message(msg), total, [c.id for c in msg.tool_calls], result_id
 

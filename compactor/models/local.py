@@ -106,6 +106,7 @@ from .local_text import (
 from .local_turns import answers_since, hold_line, hold_step, requests_from_user
 from .local_unanswered import continued_step, unanswered_items, unanswered_step
 from .local_unasked import unasked_offer
+from .local_unborne import unborne_items
 from .local_unresolved import unresolved_items
 from .local_unshipped import unshipped_items
 from .local_untested import untested_items
@@ -355,6 +356,7 @@ def _pending(s: Session, lim: Limits) -> str:
         if not s.in_flight and not listed_jobs(s) and s.request_started:  # (blind check 11)
             items.append("Nothing is running and no call is in flight: every call returned")
     items.extend(owed_items(s, lim.item))  # failed, never run again, said done (72 N1)
+    items.extend(unborne_items(s, lim.item))  # a change claimed, no call made it (73 N2)
     items.extend(prior_pending(s, lim.prior))  # always, by section (issue 28, blind check 12)
     asked = claims.input_items(s, lim.item)
     items.extend([*asked, *after_items(s, lim.item), *lost_items(s, lim.item)])

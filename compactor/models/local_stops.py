@@ -151,14 +151,43 @@ _UNASKED_KILL = (
 )
 _REBOOTS = "reboots or shuts down the machine"
 _KILLS = "kills the agent's own processes (every process of a name the agent runs as)"
+_DELEGATES = (
+    "hands the work to another agent, which may still be running and may have left part of its "
+    "work done (check the files it was to change and its own transcript)"
+)
+_UNASKED_AGENT = (
+    "a call among them that hands work to another agent may still be running: check what it "
+    "changed, and start it again only if the user asks for it"
+)
+_DELEGATE_TOOLS = frozenset(
+    {"task", "agent", "clink", "delegate", "subagent", "spawn_agent", "run_agent", "dispatch_agent"}
+)
+_AGENT_KEYS = ("cli_name", "subagent_type", "agent", "agent_name", "agent_type")
+
+
+def delegates(call: Call) -> bool:
+    """Whether ``call`` hands a prompt to another agent (a sub-agent or another agent CLI):
+    Claude Code's ``Task``/``Agent``, an MCP tool such as PAL's ``clink`` (``mcp__pal__clink``:
+    its own name after the server's), or any call whose arguments hold a ``prompt`` and name
+    the agent to run it (``cli_name``, ``subagent_type``, ``agent``). In flight, it may still be
+    running and leave part of its work done (blind check 73 N6: two ``clink`` calls delegating
+    Phases 7 and 8 ran on for half an hour after the session was saved)."""
+    own = call.name.lower().rsplit("__", 1)[-1]
+    prompt = call.args.get("prompt")
+    if own in _DELEGATE_TOOLS:
+        return own in ("task", "agent") or isinstance(prompt, str)
+    return isinstance(prompt, str) and any(
+        isinstance(call.args.get(k), str) and call.args.get(k) for k in _AGENT_KEYS
+    )
 
 
 def disruption(call: Call) -> str:
     """What ``call`` disrupts beyond its own work: :data:`_REBOOTS` (:data:`_DISRUPTIVE_RE`),
-    :data:`_KILLS` (:data:`_KILLS_AGENT_RE`) or ``""``."""
+    :data:`_KILLS` (:data:`_KILLS_AGENT_RE`), :data:`_DELEGATES` (:func:`delegates`) or
+    ``""``."""
     command = call.command
     if command is None:
-        return ""
+        return _DELEGATES if delegates(call) else ""
     if _DISRUPTIVE_RE.search(command.strip()) is not None:
         return _REBOOTS
     return _KILLS if _KILLS_AGENT_RE.search(command.strip()) is not None else ""
@@ -192,7 +221,11 @@ def in_flight_items(
     kinds = {disruption(c) for c in flying}
     again = _AGAIN + "".join(
         f"; {said}"
-        for kind, said in ((_REBOOTS, _UNASKED), (_KILLS, _UNASKED_KILL))
+        for kind, said in (
+            (_REBOOTS, _UNASKED),
+            (_KILLS, _UNASKED_KILL),
+            (_DELEGATES, _UNASKED_AGENT),
+        )
         if kind in kinds
     )
     head = (
