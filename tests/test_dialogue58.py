@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from compactor.models.local import summarize_transcript
@@ -168,7 +169,9 @@ def test_a_claim_nobody_retracted_stands() -> None:
 # -- 58 W8: a statement the user's later instruction contradicted, which the agent followed -----
 
 
-def test_a_statement_the_users_instruction_contradicted_no_longer_holds() -> None:
+def badge_session(between: Sequence[tuple[str, str]] = ()) -> SessionBuilder:
+    """58 W8's session: an answer stating a database write is still needed, the ``between``
+    (request, answer) turns, then the user's "no need to write the database" and the edit."""
     s = SessionBuilder()
     s.user("make the badge endpoint read the badge from the API")
     s.call(
@@ -181,6 +184,9 @@ def test_a_statement_the_users_instruction_contradicted_no_longer_holds() -> Non
         "via the API instead of its own read query, though it still needs a database write to "
         "persist the new badgestatus after each award. Want me to change it, or leave it as-is?"
     )
+    for request, answer in between:
+        s.user(request)
+        s.say(answer)
     s.user(
         "please finish it. The badgestatus is already written by the website, so no need to "
         "write the database at all"
@@ -191,6 +197,11 @@ def test_a_statement_the_users_instruction_contradicted_no_longer_holds() -> Non
         "ok",
     )
     s.say("Removed the write: the endpoint only reads now.")
+    return s
+
+
+def test_a_statement_the_users_instruction_contradicted_no_longer_holds() -> None:
+    s = badge_session()
     stated = _stated(summarize_transcript(s.messages))
     claim = next(x for x in stated if "still needs a database write" in x)
     assert claim.startswith('- No longer holds (the user: "'), stated

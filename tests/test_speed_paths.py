@@ -219,32 +219,9 @@ def _overruled_after(between: list[tuple[str, str]]) -> str:
     "no need to write the database" comes after the ``between`` (request, answer) turns."""
     from compactor.models.local import summarize_transcript
 
-    from .planted_session import SessionBuilder
-    from .test_dialogue58 import _stated
+    from .test_dialogue58 import _stated, badge_session
 
-    s = SessionBuilder()
-    s.user("make the badge endpoint read the badge from the API")
-    s.call(
-        "Edit",
-        {"file_path": "/bot/badges.js", "old_string": "db.query", "new_string": "api.get"},
-        "ok",
-    )
-    s.say(
-        "Done. The badge endpoint reads through the API now. It could also resolve the award "
-        "via the API instead of its own read query, though it still needs a database write to "
-        "persist the new badgestatus after each award. Want me to change it, or leave it as-is?"
-    )
-    for request, answer in between:
-        s.user(request)
-        s.say(answer)
-    s.user(
-        "please finish it. The badgestatus is already written by the website, so no need to "
-        "write the database at all"
-    )
-    s.call(
-        "Edit", {"file_path": "/bot/badges.js", "old_string": "db.write", "new_string": ""}, "ok"
-    )
-    s.say("Removed the write: the endpoint only reads now.")
+    s = badge_session(between)
     stated = _stated(summarize_transcript(s.messages))
     return next(x for x in stated if "still needs a database write" in x)
 
