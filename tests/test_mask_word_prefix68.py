@@ -1,5 +1,5 @@
 """A plain word that only starts a masked credential is not masked everywhere (blind check 68 N4:
-the password "MoonYetis2024@#…" made every "MoonYetis" — the owner and project name — a
+a password "Gardenly2024!…" made every "Gardenly" — the owner and project name — a
 ``***``, so the repository URL read "https://github.com/***/…"). The value itself, and a cut start
 of it, stay masked. All names and secrets here are invented."""
 

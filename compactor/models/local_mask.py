@@ -100,8 +100,8 @@ def _spans(text: str, value: str) -> Iterator[tuple[int, int]]:
 
 def _plain_word(text: str, start: int, end: int) -> bool:
     """Whether the fragment ``text[start:end]`` of a longer value is only a word that starts
-    it (letters, not ended by a cut: ``MoonYetis`` of the password ``MoonYetis2024@#…``, the
-    project's own name; blind check 68 N4), not the value's cut start (``MoonYetis20…``)."""
+    it (letters, not ended by a cut: ``Gardenly`` of a password ``Gardenly2024!…``, the
+    project's own name; blind check 68 N4), not the value's cut start (``Gardenly20…``)."""
     if not text[start:end].isalpha():
         return False
     rest = text[end : end + 3]

@@ -89,7 +89,7 @@ PROSE_SPACED_RE = re.compile(
     r"\u4e00-\u9fff\uac00-\ud7af)\]」』】]|[ \t]*(?:\n|\r|\\[nr]|$))"
 )
 """A plain value after a CJK/Japanese/Korean word and a space, that CJK text, a bracket or the
-line's end closes (``（密碼 moxa）``: blind check 71, S2 — :data:`PROSE_BARE_RE` asks for a
+line's end closes (``（密碼 hunter）``: blind check 71, S2 — :data:`PROSE_BARE_RE` asks for a
 digit or a symbol, and Latin words in CJK prose are set off by spaces too)."""
 MYSQL_SPACED_RE = re.compile(
     rf"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb))\b[^\n|;&]{{0,200}}?"

@@ -193,7 +193,7 @@ UNHINTED_RULES: tuple[Rule, ...] = (
     Rule("password", prose.PROSE_BARE_RE, prose.secret_looking),
     Rule("password", prose.PROSE_TIGHT_RE, prose.tight_value),  # 密码abc123XY (blind 67)
     Rule("password", prose.MYSQL_SPACED_RE, prose.secret_looking),
-    Rule("password", prose.PROSE_SPACED_RE, prose.plain_value),  # （密碼 moxa） (blind 71)
+    Rule("password", prose.PROSE_SPACED_RE, prose.plain_value),  # （密碼 hunter） (blind 71)
     # what an expect/pexpect script sends to a password prompt; a crypt hash (blind 71, S1/S2)
     Rule("password", PROMPT_ANSWER_RE, lambda v: len(v.strip()) >= 2),
     Rule("password_hash", CRYPT_HASH_RE),
