@@ -173,3 +173,12 @@ def test_property_the_url_prefilters_clear_no_text_a_url_rule_masks(pieces: list
     assert masked_whole(out) == out
     pattern = "(?s)" + ".*?".join(re.escape(part) for part in out.split("***"))
     assert re.fullmatch(pattern, text), (text, out)
+
+
+def test_a_link_token_in_bold_is_masked_and_a_masked_value_after_one_stops_it() -> None:
+    """Row 3350: ``=***`` after a segment stops the link rule (masking twice changes nothing),
+    markdown bold after the token does not."""
+    bold = f"see **https://vpn.example.com/sub/{B64}** now"
+    assert B64 not in masked_whole(bold)
+    once = masked_whole(f"https://h.example/sub/{B64}={HEX}/sub/{HEX}")
+    assert masked_whole(once) == once
