@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from compactor._util import lazy_pattern
@@ -42,6 +43,7 @@ from .agentresults import NOT_DONE, blocked_report
 from .commands import command_of, is_reading_program, programs
 from .detached import end_detached, launched, polled_body
 from .jobends import EXITED_RE, exit_report, finished_line, unlisted
+from .jobnames import started_programs, stops_by_name
 from .jobnotice import notice_end
 from .jobports import listening as _listening
 from .jobports import serves as _serves
@@ -133,6 +135,9 @@ class Job:
     process: str = ""
     """The CLI process its start result came from (:attr:`Entry.process`)."""
     detached: bool = False  # keyed by what a detaching launcher reported (:mod:`.detached`)
+    programs: frozenset[str] = frozenset()
+    """The programs its start command runs (:func:`.jobnames.started_programs`): a later stop by
+    one of their names ends it."""
 
     @property
     def running(self) -> bool:
@@ -431,6 +436,20 @@ def _stops(call: Call, label: str) -> bool:
     return any(len(w) >= 4 and w not in _COMMON_WORDS and w in call.arguments for w in words)
 
 
+_BY_NAME_WORDS = ("kill", "stop-process")
+
+
+def _stop_by_name(jobs: Iterable[Job], call: Call, name: str) -> None:
+    """Mark finished each running job whose program ``call`` (which worked) stopped by name
+    (``pkill NAME``, ``Get-Process -Name NAME | Stop-Process``: blind check 74 W2)."""
+    command = command_of(call)
+    if command is None or not any(w in command.lower() for w in _BY_NAME_WORDS):
+        return
+    for job in jobs:
+        if job.running and job.programs and stops_by_name(command, job.label, job.programs):
+            job.finished = f"{_STOPPED}{_label(call, name)}"
+
+
 def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Job]:
     """Every job a tool result named (and the ``seed``: jobs started before ``entries``), in
     order, with ``finished`` set when a later message reported it done (the module docstring)."""
@@ -463,6 +482,8 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
             new = _started(r.text, started_by)
             watched = jobs.get(watching.pop(r.call_id, ""))
             shell = end_detached(jobs.values(), started_by, r.text)  # (blind check 54, W1)
+            if jobs and started_by is not None and not r.is_error:
+                _stop_by_name(jobs.values(), started_by, r.name)
             if watched is not None and not watched.finished and watched.id not in new:
                 watched.finished = exit_report(r.text, calls[r.call_id].arguments, watched.id)
                 watched.finished = watched.finished or unlisted(
@@ -500,6 +521,8 @@ def background_jobs(entries: list[Entry], seed: tuple[Job, ...] = ()) -> list[Jo
                     heard = listening if serving else _listening(r.text)
                     job.ports = _serves(r.text) | _serves(job.label) | heard
                     job.detached = key == pid  # the launcher's exit is not the job's end
+                    if started_by is not None and (command := command_of(started_by)):
+                        job.programs = started_programs(command)
                     if started_by is not None and started_by.ended and key not in (job.label, pid):
                         job.finished = f"its process ended ({started_by.ended})"
                     jobs[key] = job

@@ -14,12 +14,20 @@ come from the ``session-events.schema.json`` the CLI ships (as read by public pa
 * ``tool.execution_complete`` {``toolCallId``, ``success``, ``result`` {``content``,
   ``detailedContent``?}, ``error``?, …} → the call's result, paired by ``toolCallId``
   (``success: false`` is a failed call);
-* ``system.message`` {``content``} → a system message.
+* ``system.message`` {``content``} → a system message;
+* ``permission.completed`` {``toolCallId``, ``result`` {``kind``}} whose ``kind`` starts with
+  ``denied`` (``denied-interactively-by-user``, ``denied-by-rules``, …) for a call that has no
+  ``tool.execution_complete`` → the call's result: the call never ran (blind check 74 W1: a
+  denied ``mkdir`` was listed as in flight, "run them again"). A user's denial reads as the
+  user's rejection (:mod:`compactor.rejections`, where Claude Code's rejected tool use goes),
+  any other as a failed call; the event is that result's own record, written back as it was;
+* ``abort`` (``reason``: ``user_initiated``, …) → the message before it ends a turn the user
+  aborted (``TURN_ABORTED_KEY``, as Codex's ``turn_aborted`` event), the event kept in place.
 
 Every other event is housekeeping, kept in place and never read as conversation:
 ``session.*`` (start, resume, info, model_change, plan_changed, usage_checkpoint,
 compaction_start / compaction_complete, …), ``hook.*``, ``permission.*``, ``assistant.turn_*``,
-``tool.execution_start`` (the request already names the call), ``abort`` and any type this
+``tool.execution_start`` (the request already names the call) and any type this
 reader does not know (one warning per type). Events that carry an ``agentId`` come from a
 sub-agent (the schema: "absent for events from the root/main agent"): the parent saw only its
 tool call's result, so they are kept as housekeeping too. Copilot keeps no per-request context
@@ -44,7 +52,8 @@ from typing import TYPE_CHECKING
 
 from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
-from compactor.schema import AgenticMessage, Block, Message
+from compactor.rejections import REJECTED_BY_USER
+from compactor.schema import TURN_ABORTED_KEY, AgenticMessage, Block, Message
 
 from . import _jsonl
 from ._copilot_events import ASSISTANT, RESULT, START, SYSTEM, USER
@@ -129,6 +138,39 @@ def _is_message(rec: JsonObject) -> bool:
     return rec.get("type") in MESSAGE_TYPES and "agentId" not in rec
 
 
+_PERMISSION = "permission.completed"
+
+
+def _denial(rec: JsonObject) -> tuple[str, str] | None:
+    """The call id and the ``result.kind`` of a main agent's ``permission.completed`` event that
+    denied its call (None: not such an event)."""
+    data = rec.get("data")
+    if rec.get("type") != _PERMISSION or "agentId" in rec or not isinstance(data, dict):
+        return None
+    call, result = data.get("toolCallId"), data.get("result")
+    kind = result.get("kind") if isinstance(result, dict) else None
+    if not isinstance(call, str) or not isinstance(kind, str) or not kind.startswith("denied"):
+        return None
+    return call, kind
+
+
+def _is_message_record(rec: JsonObject) -> bool:
+    """A record the reader may read as a message (a denial is one when its call has no result)."""
+    return _is_message(rec) or _denial(rec) is not None
+
+
+def _denied_result(call_id: str, kind: str, name: str | None) -> AgenticMessage:
+    """The result of a call whose permission was denied: it never ran. A user's denial in the
+    words of a rejection (:func:`compactor.rejections.is_rejection`), any other a failure."""
+    if "user" in kind:
+        text = f"{REJECTED_BY_USER}: permission for this call was denied ({kind}); it did not run."
+    else:
+        text = f"Permission for this call was denied ({kind}); it did not run."
+    result = Block("function_tool_result", call_id=call_id, name=name)
+    result.content, result.is_error = [Block("user_input_text", text)], True
+    return AgenticMessage("user", [result])
+
+
 SPEC = FormatSpec(
     name="copilot",
     help="GitHub Copilot CLI session logs (~/.copilot/session-state/*/events.jsonl)",
@@ -139,7 +181,7 @@ SPEC = FormatSpec(
     agent_session=True,
     read_tool="view",
     record_kind=kind_by_type("event"),
-    is_message_record=_is_message,
+    is_message_record=_is_message_record,
 )
 
 
@@ -149,6 +191,11 @@ def _text(value: JsonValue) -> str:
     if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False)
+
+
+def _call_id(rec: JsonObject) -> JsonValue:
+    data = rec.get("data")
+    return data.get("toolCallId") if isinstance(data, dict) else None
 
 
 def _result_text(data: JsonObject) -> str:
@@ -269,6 +316,11 @@ class CopilotFormat:
         messages: list[AgenticMessage] = []
         origin: list[list[int]] = []
         unknown: list[tuple[str, int]] = []
+        answered = {
+            call
+            for ln in lines
+            if ln.obj.get("type") == RESULT and isinstance(call := _call_id(ln.obj), str)
+        }
         for i, ln in enumerate(lines):
             rec = ln.obj
             kind = rec.get("type")
@@ -281,6 +333,16 @@ class CopilotFormat:
                     _jsonl.mark_earlier_summary(msg)
                     messages.append(msg)
                     origin.append([i])
+            elif (denied := _denial(rec)) is not None:
+                call, why = denied
+                if call in names and call not in answered:  # (blind check 74 W1)
+                    answered.add(call)
+                    messages.append(_denied_result(call, why, names.get(call)))
+                    origin.append([i])
+            elif kind == "abort" and messages and "agentId" not in rec:
+                data = rec["data"]
+                assert isinstance(data, dict)  # _owns
+                messages[-1].extra[TURN_ABORTED_KEY] = _text(data.get("reason")) or "aborted"
             elif kind not in KNOWN_TYPES and not kind.startswith(_KNOWN_PREFIXES):
                 unknown.append((kind, ln.number))
         found, spoken = tally(unknown), len({where[0] for where in origin})
