@@ -42,12 +42,12 @@ URL_CODE_RE = re.compile(rf"{_AT}(?i:code)=(?P<secret>[{_VALUE_CHARS}]{{20,512}}
 """``code``: often a short confirmation code; an OAuth code is long (20 characters or more)."""
 URL_PATH_RE = re.compile(
     rf"(?<=[A-Za-z0-9])/(?i:{_SEGMENTS})/(?P<secret>[A-Za-z0-9_\-]{{16,512}}=*)"
-    r"(?![A-Za-z0-9_\-=]|\.[A-Za-z0-9]|(?<==)\*)"
+    r"(?![A-Za-z0-9_\-=]|\.[A-Za-z0-9]|\*\*\*)"
 )
 """A subscription link's token: the path segment after ``/sub/``, ``/subscribe/``, ``/link/``,
 ``/token/`` (not a file's name: ``…/link/abc123….html``). A segment that runs on into ``=VALUE``
-is not one, nor is it once that value is masked (``=***``): masking twice changes nothing
-(a token in bold, ``**…/sub/TOKEN**``, still is)."""
+or into more characters is not one, nor is it once what follows is masked (``=***``,
+``***x.html``): masking twice changes nothing (a token in bold, ``**…/sub/TOKEN**``, still is)."""
 
 _WORDY = re.compile(r"(?:[A-Za-z]+[0-9]*|[0-9]+)(?:[_\-.~](?:[A-Za-z]+[0-9]*|[0-9]+))*")
 """Words and numbers joined by ``_``/``-``/``.``: ``user_profile_2024``, ``release-notes-v2``
