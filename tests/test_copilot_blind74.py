@@ -97,3 +97,30 @@ def test_a_file_removed_then_created_again_by_the_editor_exists() -> None:
     assert "GUIDE.md (created, then deleted, then created by str_replace_editor" in files, files
     assert "Module not found: check requirements.txt." in files, files  # its latest content
     assert "GUIDE.md (deleted)" not in summary, section(summary, 8)
+
+
+def create_refused_then_other_files() -> list[dict[str, Any]]:
+    """A create of ``.gitignore`` fails (it exists, left as it was); the next creates write
+    other files."""
+    s = _Events()
+    _start(s, "set up the project files")
+    ignore = {"command": "create", "path": "C:\\work\\app\\.gitignore", "file_text": "venv/\n"}
+    _call(s, "c1", "str_replace_editor", ignore, ok=False, out="Path already exists")
+    for n, name in enumerate(("Procfile", "runtime.txt"), 2):
+        path = f"C:\\work\\app\\{name}"
+        args = {"command": "create", "path": path, "file_text": f"{name} body\n"}
+        _call(s, f"c{n}", "str_replace_editor", args, out=_created(path, f"{name} body\n"))
+    s.add("assistant.message", {"messageId": "a1", "content": "Project files written."})
+    return s.events
+
+
+def test_a_failed_create_is_not_fixed_by_a_create_of_another_file() -> None:
+    errors = section(_summary(create_refused_then_other_files()), 4)
+    assert "create` failed: Path already exists" in errors, errors
+    assert "Fixed: a later" not in errors, errors
+    assert "Worked around by" not in errors, errors
+
+
+def test_a_failed_create_is_fixed_by_a_later_create_of_the_same_file() -> None:
+    errors = section(_summary(guide_recreated()), 4)
+    assert "Fixed: a later `str_replace_editor: create` succeeded." in errors, errors
