@@ -124,3 +124,31 @@ def test_a_failed_create_is_not_fixed_by_a_create_of_another_file() -> None:
 def test_a_failed_create_is_fixed_by_a_later_create_of_the_same_file() -> None:
     errors = section(_summary(guide_recreated()), 4)
     assert "Fixed: a later `str_replace_editor: create` succeeded." in errors, errors
+
+
+def mcp_retried_with_workspace(added: str = "workspace_root") -> list[dict[str, Any]]:
+    """An MCP tool fails for want of a workspace; the agent sets it with another tool, then the
+    same call with the workspace added succeeds."""
+    s = _Events()
+    _start(s, "show the ready tasks")
+    missing = "MCP server 'tasks': Error calling tool 'ready': No workspace found."
+    _call(s, "c1", "tasks-ready", {"limit": 20}, ok=False, out=missing)
+    where = {"action": "set", "workspace_root": "D:\\work\\app"}
+    _call(s, "c2", "tasks-context", where, out="Workspace set.")
+    again = {added: "D:\\work\\app", "limit": 20}
+    _call(s, "c3", "tasks-ready", again, out="[task-1.6] in_progress")
+    s.add("assistant.message", {"messageId": "a1", "content": "Task 1.6 is the ready one."})
+    return s.events
+
+
+def test_a_tool_that_succeeded_with_the_argument_it_lacked_is_no_open_failure() -> None:
+    summary = _summary(mcp_retried_with_workspace())
+    assert "Unresolved failure: tasks-ready" not in section(summary, 7), section(summary, 7)
+    errors = section(summary, 4)
+    assert "Fixed: a later `tasks-ready(" in errors, errors
+    assert "the retry with workspace_root=D:\\work\\app added completed" in errors, errors
+
+
+def test_a_later_call_that_adds_a_target_is_another_call_not_the_retry() -> None:
+    errors = section(_summary(mcp_retried_with_workspace("path")), 4)
+    assert "Fixed: a later `tasks-ready(" not in errors, errors
