@@ -13,7 +13,10 @@ the same tool (not a shell command: those are judged by :mod:`.local_retries`), 
 arguments but one, among the next calls of that tool, when the changed value is one the error
 named (a valid choice it listed), or when the call came right next and the changed argument is no
 target (a path, a URL, a query, an id: a read of another file is no retry of a read that found
-nothing, a look-up of another issue no retry of the first).
+nothing, a look-up of another issue no retry of the first). A later call of the same tool among
+the next ones with every argument of the failed call unchanged and only non-target ones added is
+the retry too, however far it came (blind check 74 W4: an MCP call given the workspace it
+lacked).
 """
 
 from __future__ import annotations
@@ -45,6 +48,20 @@ def _one_change(failed: Call, later: Call) -> str:
     return changed[0] if len(changed) == 1 else ""
 
 
+def _added(failed: Call, later: Call) -> str:
+    """The arguments ``later`` added to ``failed``'s, unchanged, as ``k=v`` ("" when it changed
+    or dropped one, added none, or added a target: another file or query is another call).
+    ``beads-ready(limit=20)`` failed, "No beads workspace found"; ``beads-ready(limit=20,
+    workspace_root=D:\\w)`` succeeded: the same call with what it lacked."""
+    mine, theirs = failed.args, later.args
+    if any(k not in theirs or theirs[k] != v for k, v in mine.items()):
+        return ""
+    added = [k for k in theirs if k not in mine]
+    if not added or any(_is_target(k) for k in added):
+        return ""
+    return ", ".join(f"{k}={theirs[k]}" for k in added)
+
+
 def _is_target(key: str) -> bool:
     low = key.lower()
     return low in _TARGETS or low.endswith(("id", "ids", "number", "name", "key"))
@@ -70,6 +87,11 @@ def judge_arg_retries(s: Session) -> None:
         for other in later:
             if other.id in s.failed_calls or other.id not in s.answered:
                 continue
+            added = _added(call, other)
+            if added:  # the same call with what it lacked (blind check 74 W4)
+                err.after, err.by = "fixed", call_line(other, 160)
+                err.why = f"the retry with {cut(added, 80)} added completed"
+                break
             key = _one_change(call, other)
             value = other.args.get(key) if key else None
             if value is None or isinstance(value, (dict, list)):

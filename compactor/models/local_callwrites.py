@@ -106,13 +106,41 @@ def direct_change(call: Call, result: str) -> Change | None:
     args = {k: v for k, v in raw.items() if isinstance(v, str)}
     if _verb(args, call.name) != "write" or clean_path(path) is None:
         return None
-    if _FAILED_RE.search(result[:4000]) is not None:
+    if _FAILED_RE.search(_not_echoed(result[:4000], args)) is not None:
         return None
     known = editor_change(call, path)  # content, old/new text: what changed, as for Edit
     if known is not None and known.action != "deleted":
         return known
     verb = next((args[k] for k in _VERB_KEYS if args.get(k)), "")
     return Change(path, f"changed ({verb})" if verb else "changed")
+
+
+def _not_echoed(result: str, args: dict[str, str]) -> str:
+    """``result`` without the lines that echo the call's own text: an editor answers a create
+    with a diff of the whole file, and a guide's "Troubleshooting: … failed" line in it is no
+    failure of the call (blind check 74 W3: the recreated guide was called deleted)."""
+    sent = {
+        bare
+        for value in args.values()
+        if "\n" in value
+        for ln in value.splitlines()
+        if (bare := ln.strip())
+    }
+    if not sent:
+        return result
+    kept = (ln for ln in result.splitlines() if not _echoes(ln, sent))
+    return "\n".join(kept)
+
+
+def _echoes(line: str, sent: set[str]) -> bool:
+    """Whether ``line`` is one of the ``sent`` lines as printed back: bare, as a diff's added
+    line (``+text``) or numbered (``  12\ttext``)."""
+    bare = line.strip()
+    return (
+        bare in sent
+        or (line[:1] == "+" and line[1:].strip() in sent)
+        or ("\t" in line and line.split("\t", 1)[1].strip() in sent)
+    )
 
 
 def embedded_changes(call: Call, result: str) -> list[Change]:

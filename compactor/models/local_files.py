@@ -241,6 +241,8 @@ def editor_change(call: Call, path: str) -> Change | None:
             path, "edited", added=added, removed=removed, replace=first, more=(*pairs[1:],)
         )
     text = args.get("text") or args.get("insert_text") or args.get("new_str")
+    if any(n in command for n in (*_EDIT_NAMES, *_DELETE_NAMES, *_WRITE_NAMES)):
+        name = command  # ``str_replace_editor``'s ``create`` creates (blind check 74 W3)
     if any(n in name or n in command for n in _EDIT_NAMES):
         lines = tuple(ln for ln in text.splitlines() if ln.strip()) if isinstance(text, str) else ()
         return Change(path, "edited", added=lines)

@@ -53,7 +53,7 @@ from .local_noise import is_file_edit
 from .local_partof import only_a_part
 from .local_patchfix import touches_patched
 from .local_reinstall import judge_reinstalls
-from .local_retries import contains_command, job_started, program_of
+from .local_retries import contains_command, editor_target, job_started, program_of
 from .local_sameoutput import writes_same_output
 from .local_session import ErrorFact, Session
 from .local_standin import banner_only, stands_in, vacuous
@@ -280,9 +280,12 @@ def _same_goal(
     patched = touches_patched(failed, later)  # a patch's goal is its files (blind check 37 W5)
     if patched is not None:
         return patched
+    mine, theirs = command_of(failed), command_of(later)
+    edited = [editor_target(c, m) if m else "" for c, m in ((failed, mine), (later, theirs))]
+    if any(edited):  # an editor's `create` of F: its goal is F, whatever the words (74 W5)
+        return failed.name == later.name and edited[0] == edited[1]
     if _OTHER_WAY_RE.search(between) is not None:
         return True
-    mine, theirs = command_of(failed), command_of(later)
     if mine is not None and theirs is not None:
         if writes_same_output(mine, theirs):  # another interpreter, the same file (45 W5)
             return True

@@ -138,6 +138,8 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
     """(tool, program, targets): what a later call must share to be a retry. A command's
     targets are the paths it names and the command itself (the same command again is a retry)."""
     command = command_of(call)
+    if command is not None and (file := editor_target(call, command)):
+        return (call.name, "", frozenset({file}))  # `create` of one file, not a shell command
     if command is not None:
         if len(command) <= _CACHED_COMMAND:
             sig = _command_signature(command)
@@ -160,6 +162,27 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
         if isinstance(v, int) and not isinstance(v, bool) and k.lower().endswith("id"):
             targets.add(f"{k}={v}")
     return agent_signature(call.name, call.args) or (call.name, "", frozenset(targets))
+
+
+_VERB_RE = lazy_pattern(r"[a-z_]{2,20}")
+_EDITOR_PATH_KEYS = ("path", "file_path", "filename", "file", "target_file", "filepath")
+
+
+def editor_target(call: Call, command: str) -> str:
+    """The file an editor call works on when its ``command`` argument is its verb, not a shell
+    command (``str_replace_editor(command=create, path=F)``): ``F``, else ''. Its failure is
+    fixed only by a later call of the tool on ``F``; the verb alone ties nothing (blind check 74
+    W5: a failed ``create`` of ``.gitignore`` was "fixed" by a create of another file)."""
+    if _VERB_RE.fullmatch(command) is None:
+        return ""
+    for key in _EDITOR_PATH_KEYS:
+        value = call.args.get(key)
+        if isinstance(value, str) and value.strip():
+            path = value.strip()
+            if "\\" in path or path[1:3] == ":/":  # Windows: C:\\x\\A.md is c:/x/a.md
+                path = path.replace("\\", "/").casefold()
+            return "file " + path
+    return ""
 
 
 _TIMED_OUT_RE = lazy_pattern(r'"timed_out"\s*:\s*true')
