@@ -323,9 +323,15 @@ def contains_command(failed: frozenset[str], later: frozenset[str]) -> bool:
     )
 
 
+_SUDO_FLAGS_RE = lazy_pattern(r"\bsudo(?:\s+-[SEHkn]+)+(?=\s)")
+"""``sudo -S`` (the password on stdin: ``echo PW | sudo -S CMD``), ``-E``, ``-H``, ``-k``, ``-n``:
+the same command as plain ``sudo CMD`` (blind check 75 W1/W2)."""
+
+
 @functools.lru_cache(maxsize=1024)
 def _unquoted(command: str) -> str:
-    return " ".join(command.replace("'", " ").replace('"', " ").split())
+    words = " ".join(command.replace("'", " ").replace('"', " ").split())
+    return _SUDO_FLAGS_RE.sub("sudo", words) if "sudo -" in words else words
 
 
 @functools.lru_cache(maxsize=1024)
