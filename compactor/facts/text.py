@@ -254,6 +254,9 @@ class Call:
     times per shell call)."""
     reads: bool | None = field(default=None, repr=False, compare=False)
     """:func:`~compactor.facts.commands.is_reading_call`'s answer, once found."""
+    lines: dict[tuple[int, bool], str] | None = field(default=None, repr=False, compare=False)
+    """:func:`~compactor.models.local_text.call_line`'s answers by (limit, keep_end), once found
+    (a dozen judges name the same calls: the dry-run, edit-fix and retry judges each name all)."""
     subagent: tuple[str, ...] | None = None
     """For a sub-agent call whose conversation the file holds inline: the tools it called
     (``SUBAGENT_TOOLS_KEY``); None when not seen."""

@@ -51,12 +51,16 @@ _SHELL_TOOLS = frozenset({"shell_command", "exec_command", "shell", "local_shell
 Signature = tuple[str, str, frozenset[str]]
 
 
+_MARK_KEYS = frozenset((*ACTION_KEYS, *_WHAT_KEYS))
+
+
 def action_marks(args: dict[str, object]) -> frozenset[str]:
-    """The action-selecting arguments of a generic call, as signature targets."""
+    """The action-selecting arguments of a generic call, as signature targets (the call's few
+    arguments looked up among the keys, not the twelve keys among its arguments)."""
     return frozenset(
         f"{ACTION}{k}={v}"
-        for k in (*ACTION_KEYS, *_WHAT_KEYS)
-        if isinstance(v := args.get(k), str) and 0 < len(v) < 200
+        for k, v in args.items()
+        if k in _MARK_KEYS and isinstance(v, str) and 0 < len(v) < 200
     )
 
 

@@ -141,7 +141,18 @@ def _wordy(line: str) -> bool:
 def call_line(call: Call, limit: int, *, keep_end: bool = False) -> str:
     """``Bash: ls -la`` for commands, ``Write(path)`` / ``name({args})`` otherwise.
     ``keep_end``: a long command keeps its start and its end (where a call in flight names
-    its target: ``… -Destination codex-session.jsonl``)."""
+    its target: ``… -Destination codex-session.jsonl``). Made once per call and limits (the
+    call's fields it reads do not change once the session is read)."""
+    memo = call.lines
+    if memo is None:
+        memo = call.lines = {}
+    elif (line := memo.get((limit, keep_end))) is not None:
+        return line
+    line = memo[limit, keep_end] = _call_line(call, limit, keep_end)
+    return line
+
+
+def _call_line(call: Call, limit: int, keep_end: bool) -> str:
     command = command_of(call)
     if command is not None:
         line = one_line(command)
