@@ -21,7 +21,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of, cut, one_line, sentences
 
 from .local_contradicted import claims_kind, is_kind
-from .local_session import Session
+from .local_session import Session, once
 from .local_text import call_line, code, quote
 
 __all__ = ["owed_items", "owed_step"]
@@ -38,13 +38,18 @@ used; never a part of a name: "Clone the repository (production-deploy branch)")
 
 
 def _owed(s: Session) -> list[tuple[Call, str, str]]:
-    """(the failed call, its kind, the claim that it was done) for each kind still owed."""
+    """(the failed call, its kind, the claim that it was done) for each kind still owed; found
+    once (each render of sections 7 and 9 asks)."""
+    return once(s, _find_owed)
+
+
+def _find_owed(s: Session) -> list[tuple[Call, str, str]]:
     out: list[tuple[Call, str, str]] = []
     for kind, names in _WORK:
-        ran = [c for c in s.calls if is_kind(c, kind)]
-        if not ran or ran[-1].id not in s.failed_calls or ran[-1].id in s.refused:
+        # the latest call of the kind, looked for from the end (not every call, on each render)
+        failed = next((c for c in reversed(s.calls) if is_kind(c, kind)), None)
+        if failed is None or failed.id not in s.failed_calls or failed.id in s.refused:
             continue
-        failed = ran[-1]
         if failed.id not in s.answered:
             continue
         said = next(

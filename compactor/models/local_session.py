@@ -19,7 +19,9 @@ substantial answer to the current request) and the question the agent asked, if 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar, cast
 
 from compactor._util import lazy_pattern
 from compactor.facts import (
@@ -63,7 +65,18 @@ from .local_text import call_line, final_round_start, is_harness_error, slash_co
 from .local_turnend import end_turn
 from .local_usershell import add_local
 
-__all__ = ["PLAN_TOOLS", "Background", "ErrorFact", "Session", "Task", "build_session", "call_line"]
+__all__ = [
+    "PLAN_TOOLS",
+    "Background",
+    "ErrorFact",
+    "Session",
+    "Task",
+    "build_session",
+    "call_line",
+    "once",
+]
+
+T = TypeVar("T")
 
 _BG_START_RE = lazy_pattern(
     r"(?:running in (?:the )?background with ID|background (?:task|shell) (?:started|id)|"
@@ -176,6 +189,9 @@ class Session:
     earlier: dict[str, str] = field(default_factory=dict)
     """What calls before the harness's own compaction did: ``changed`` (paths, one a line) and
     ``said`` (their arguments, cut short); :mod:`.local_earlier`."""
+    once: dict[Callable[[Session], object], object] = field(default_factory=dict)
+    """:func:`once`'s memo: what a section reads of the judged session, the same for any
+    limits (the summary is rendered at two or more limits)."""
 
     @property
     def in_flight(self) -> list[Call]:
@@ -475,6 +491,14 @@ class _Builder:
             err.next_text = texts.get(err.index, "")
         end_turn(s, self.by_id)
         return s
+
+
+def once(s: Session, make: Callable[[Session], T]) -> T:
+    """``make(s)``, made once per session: for what the sections read of the session once it is
+    judged, whatever the limits (not for a judge: a later judge may change what it reads)."""
+    if make not in s.once:
+        s.once[make] = make(s)
+    return cast(T, s.once[make])
 
 
 def build_session(entries: list[Entry]) -> Session:
