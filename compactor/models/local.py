@@ -73,7 +73,7 @@ from .local_rejected import (
 from .local_requests import current_ref, session_request_lines, session_user_lines
 from .local_results import said_changed, same_results
 from .local_services import call_rows, service_items
-from .local_session import Session
+from .local_session import Session, once
 from .local_since import earlier_outcomes, since_prior_items
 from .local_state import (
     ANSWERED,
@@ -302,7 +302,7 @@ def _problem_solving(s: Session, lim: Limits) -> str:
     items.extend(rejected_items(s, lim.item))
     outputs = [
         (i, score, f"{code(shorten(c, lim.item // 2))}{n} → {fit_listing(o, lim.item)}")
-        for i, score, c, o, n in same_results(dated_status(s))  # each once (blind check 18)
+        for i, score, c, o, n in once(s, _printed_once)  # each once (blind check 18)
     ]
     if outputs:
         items.append("What commands printed:")
@@ -323,6 +323,11 @@ def _problem_solving(s: Session, lim: Limits) -> str:
         items.append(f"{stale_prior(s)}: {prior}")
     items.extend(earlier_fact_lines(s, lim.item))  # commits, pushes, checks (58 N4)
     return bullets(items) if items else "   - No problem solving recorded."
+
+
+def _printed_once(s: Session) -> list[tuple[int, int, str, str, str]]:
+    """What commands printed, each result once (read once: each render lists it)."""
+    return same_results(dated_status(s))
 
 
 def _user_messages(s: Session, lim: Limits) -> str:

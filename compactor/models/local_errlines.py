@@ -25,7 +25,7 @@ from compactor.facts.reads import is_subagent, only_reads
 from .local_claims import no_errors_line
 from .local_pipederr import PIPED_HEAD, piped_error_items
 from .local_retries import retries, signature
-from .local_session import Session
+from .local_session import Session, once
 from .local_text import call_line, code
 from .local_usershell import notice_error_items, shell_error_items
 
@@ -58,8 +58,30 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
     failure but printed error lines; empty when none did. Calls that only read or search files
     print file content, not reports, and are left out; with ``reads``, only the reads of
     :func:`~compactor.facts.reads.only_reads` (a compose log, a fetch) are in."""
+    return [
+        f"{call_line(call, width) if call is not None else name} did not fail, but printed: "
+        + " | ".join(lines)
+        + (f" ({count} error lines in all)" if count > len(lines) else "")
+        for call, name, lines, count in once(s, _printed_reads if reads else _printed_runs)
+    ]
+
+
+_Printed = list[tuple[Call | None, str, list[str], int]]
+"""(call, tool name, its first distinct error lines, how many it printed), in call order."""
+
+
+def _printed_reads(s: Session) -> _Printed:
+    return _printed_calls(s, reads=True)
+
+
+def _printed_runs(s: Session) -> _Printed:
+    return _printed_calls(s, reads=False)
+
+
+def _printed_calls(s: Session, *, reads: bool) -> _Printed:
+    """:func:`printed_error_items`' calls and lines (read once: each render lists them)."""
     calls: dict[str, Call] = {c.id: c for c in s.calls}
-    found: list[str] = []
+    found: _Printed = []
     for e in filter(_RESULTS, reversed(s.entries)):  # (most entries carry none: a C-level skip)
         for r in e.results:
             call = calls.get(r.call_id)
@@ -74,9 +96,7 @@ def printed_error_items(s: Session, width: int, *, reads: bool = False) -> list[
                 lines = [x for x in lines if not expected_absence(call.command, x)]
             if not lines or (count == len(lines) and own_kill_report(call, lines)):
                 continue  # `echo "Killed root process N"`: its own report (blind check 27)
-            what = call_line(call, width) if call is not None else r.name
-            more = f" ({count} error lines in all)" if count > len(lines) else ""
-            found.append(f"{what} did not fail, but printed: " + " | ".join(lines) + more)
+            found.append((call, r.name, lines, count))
             if len(found) >= _CALLS_MOST:
                 return found[::-1]
     return found[::-1]
@@ -86,9 +106,21 @@ def masked_items(s: Session, width: int) -> list[str]:
     """One item per call (the latest :data:`_CALLS_MOST`) that was not counted as a failure
     although its pipe hid its exit status and its output says it failed (blind check 21); with
     the later run of the same program whose tests passed, when there is one."""
+    found: list[str] = []
+    for call, lines, later in once(s, _masked_calls):
+        shown = " | ".join(lines)
+        if later is not None:
+            shown += f" (a later {code(call_line(later[0], width))} printed: {later[1]})"
+        found.append(f"{call_line(call, width)} → its output shows: {shown}")
+    return found
+
+
+def _masked_calls(s: Session) -> list[tuple[Call, list[str], tuple[Call, str] | None]]:
+    """:func:`masked_items`' calls, lines and later passing runs (read once: each render lists
+    them)."""
     calls: dict[str, Call] = {c.id: c for c in s.calls}
     texts: dict[str, str] = {}  # every result's, made for the first masked call (most: none)
-    found: list[str] = []
+    found: list[tuple[Call, list[str], tuple[Call, str] | None]] = []
     for e in filter(_RESULTS, reversed(s.entries)):
         for r in e.results:
             call = calls.get(r.call_id)
@@ -99,11 +131,7 @@ def masked_items(s: Session, width: int) -> list[str]:
                 texts = texts or {
                     x.call_id: x.text for y in filter(_RESULTS, s.entries) for x in y.results
                 }
-                later = _passed_later(s, call, texts)
-                shown = " | ".join(lines)
-                if later is not None:
-                    shown += f" (a later {code(call_line(later[0], width))} printed: {later[1]})"
-                found.append(f"{call_line(call, width)} → its output shows: {shown}")
+                found.append((call, lines, _passed_later(s, call, texts)))
                 if len(found) >= _CALLS_MOST:
                     return found[::-1]
     return found[::-1]

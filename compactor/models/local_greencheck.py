@@ -18,7 +18,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Call, cut, outcome, strip_output_header
 from compactor.facts.samecommand import core_command, unwrapped
 
-from .local_session import Session
+from .local_session import Session, once
 from .local_text import code
 
 __all__ = ["green_check_lines"]
@@ -58,6 +58,25 @@ def _kind(command: str) -> str:
 
 def green_check_lines(s: Session, width: int) -> list[str]:
     """Section 5's items for the checks whose last run passed (module docstring), [] if none."""
+    passed = once(s, _passed_checks)
+    if not passed:
+        return []
+    return [
+        "Checks whose last run passed (after any failure of the same check):",
+        *(
+            f"  {code(cut(command, width // 2))} passed ({_said(status, tail, width)})"
+            for command, status, tail in passed[-_MAX:]
+        ),
+    ]
+
+
+def _said(status: str, tail: str, width: int) -> str:
+    return f"{status}; it ended: {cut(tail, width // 2)}" if tail else f"{status}, no output"
+
+
+def _passed_checks(s: Session) -> list[tuple[str, str, str]]:
+    """(command, exit status, its last output line) of each check whose last run passed, in
+    the order of the last runs (read once: each render lists them)."""
     if not s.failed_calls:
         return []
     last: dict[str, Call] = {}  # kind → its last run, in the order of the last runs
@@ -69,7 +88,7 @@ def green_check_lines(s: Session, width: int) -> list[str]:
         return []
     wanted = {c.id for c in last.values() if c.id not in s.failed_calls}
     results = {r.call_id: r for e in s.entries for r in e.results if r.call_id in wanted}
-    passed: list[tuple[str, str]] = []
+    passed: list[tuple[str, str, str]] = []
     for c in last.values():
         r = results.get(c.id)
         if r is None:  # failed, or in flight: no pass
@@ -80,14 +99,5 @@ def green_check_lines(s: Session, width: int) -> list[str]:
             continue
         status = f"exit {oc.exit_code}" if oc.exit_code is not None else "no error"
         tail = text.rsplit("\n", 1)[-1].strip(" =-*")  # "=== 15 passed in 2s ==="
-        said = f"{status}; it ended: {cut(tail, width // 2)}" if tail else f"{status}, no output"
-        passed.append((" ".join(unwrapped(c.command or "").split()), said))
-    if not passed:
-        return []
-    return [
-        "Checks whose last run passed (after any failure of the same check):",
-        *(
-            f"  {code(cut(command, width // 2))} passed ({said})"
-            for command, said in passed[-_MAX:]
-        ),
-    ]
+        passed.append((" ".join(unwrapped(c.command or "").split()), status, tail))
+    return passed

@@ -21,7 +21,7 @@ from compactor.facts.irreversible import (
     remote_target,
 )
 
-from .local_session import Session
+from .local_session import Session, once
 from .local_text import code
 
 __all__ = ["irreversible_items"]
@@ -42,7 +42,18 @@ def _env_host(arguments: str, path: object) -> str | None:
 def irreversible_items(s: Session, width: int) -> list[str]:
     """One line naming the irreversible actions of the session's successful calls (at most
     :data:`_SHOWN`, the latest), or none."""
-    found: list[str] = []
+    found = [f"{code(cut(part, width))} ({note})" for part, note in once(s, _irreversible)]
+    if not found:
+        return []
+    shown = found[-_SHOWN:]
+    more = f" (and {len(found) - _SHOWN} earlier)" if len(found) > _SHOWN else ""
+    return ["Irreversible: " + "; ".join(shown) + more]
+
+
+def _irreversible(s: Session) -> list[tuple[str, str]]:
+    """(the command's part, what it did) of each irreversible action, in order (read once: each
+    render lists them)."""
+    found: list[tuple[str, str]] = []
     env_host: str | None = None
     since = s.last_request.index if s.last_request is not None else -1
     for call in s.calls:
@@ -62,9 +73,5 @@ def irreversible_items(s: Session, width: int) -> list[str]:
                 if target := remote_target(part, env_host):
                     note += f"; its target looked remote/production: {target}"
             note += "; before the current request" if call.index < since else ""
-            found.append(f"{code(cut(part, width))} ({note})")
-    if not found:
-        return []
-    shown = found[-_SHOWN:]
-    more = f" (and {len(found) - _SHOWN} earlier)" if len(found) > _SHOWN else ""
-    return ["Irreversible: " + "; ".join(shown) + more]
+            found.append((part, note))
+    return found

@@ -19,7 +19,7 @@ from compactor.facts.absence import expected_absence
 from compactor.facts.commands import is_reading_call, programs
 from compactor.facts.outcomes import scan_window
 
-from .local_session import Session
+from .local_session import Session, once
 from .local_text import call_line
 
 _DIAGNOSTIC_RE = re.compile(
@@ -76,8 +76,18 @@ def piped_error_items(s: Session, width: int) -> list[str]:
     """One item per reading call (the latest :data:`_CALLS_MOST`) that was not counted as a
     failure but whose output holds its own programs' "missing path" or "permission denied"
     lines; empty when none does."""
+    return [
+        f"{call_line(call, width)} printed: "
+        + " | ".join(lines)
+        + (f" ({count} error lines in all)" if count > len(lines) else "")
+        for call, lines, count in once(s, _piped_calls)
+    ]
+
+
+def _piped_calls(s: Session) -> list[tuple[Call, list[str], int]]:
+    """:func:`piped_error_items`' calls and lines (read once: each render lists them)."""
     calls: dict[str, Call] = {c.id: c for c in s.calls}
-    found: list[str] = []
+    found: list[tuple[Call, list[str], int]] = []
     for e in filter(_RESULTS, reversed(s.entries)):
         for r in e.results:
             call = calls.get(r.call_id)
@@ -89,8 +99,7 @@ def piped_error_items(s: Session, width: int) -> list[str]:
             lines, count = _diagnostics(command, r.text)
             if not lines:
                 continue
-            more = f" ({count} error lines in all)" if count > len(lines) else ""
-            found.append(f"{call_line(call, width)} printed: " + " | ".join(lines) + more)
+            found.append((call, lines, count))
             if len(found) >= _CALLS_MOST:
                 return found[::-1]
     return found[::-1]

@@ -59,7 +59,7 @@ from .local_rejected import refused_words
 from .local_resultfacts import empty_report, result_facts
 from .local_results import head_of, tail_matters
 from .local_retries import job_started
-from .local_session import PLAN_TOOLS, ErrorFact, Session
+from .local_session import PLAN_TOOLS, ErrorFact, Session, once
 from .local_skipped import NOT_FOUND_RE, REJECTED
 from .local_stepdone import went_past
 from .local_stops import IN_FLIGHT, stopped_how
@@ -502,6 +502,12 @@ def round_facts(s: Session, limit: int) -> list[str]:
 def job_polls(s: Session, limit: int) -> dict[str, str]:
     """For each running job, ``; its latest poll returned: "…"``: the last lines the latest
     call that named its id (a poll, a read of its output) printed, or that it failed."""
+    latest = once(s, _latest_polls)
+    return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}
+
+
+def _latest_polls(s: Session) -> dict[str, str]:
+    """:func:`job_polls`' lines, unquoted (read once: each render asks)."""
     results = _results(s)
     running = {b.key: b for b in s.running if b.key}
     latest: dict[str, str] = {}
@@ -516,4 +522,4 @@ def job_polls(s: Session, limit: int) -> dict[str, str]:
                 if not last and job_started(result.text):  # "Process running with session ID"
                     last = ["still running, no new output"]  # not "succeeded" (blind check 23)
                 latest[key] = " | ".join(last) if last else _established(call, result)
-    return {k: f"; its latest poll returned: {quote(v, limit)}" for k, v in latest.items()}
+    return latest

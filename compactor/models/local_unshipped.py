@@ -26,7 +26,7 @@ import re
 from compactor._util import lazy_pattern
 from compactor.facts import command_of
 
-from .local_session import Session
+from .local_session import Session, once
 from .local_standin import result_texts
 
 __all__ = ["unpushed_items", "unshipped_items"]
@@ -56,10 +56,16 @@ _ID_KEY_RE = lazy_pattern(r"^(?:id|ID)$|_(?:id|ID)$|[a-z](?:Id|ID)$")
 def unshipped_items(s: Session, width: int) -> list[str]:
     """Section 7's lines: the commits no push sent (:func:`unpushed_items`) and the targets a
     tool changed after the tool call that last shipped them (module docstring)."""
-    return unpushed_items(s, width) + _tool_items(s, width)
+    return unpushed_items(s, width) + [
+        f"Changed after its last {ship} and not shipped since: {tool}({_cut(v, width)}) ran"
+        f" after {ship}({_cut(v, width)}); the shipped version is the earlier one"
+        for v, tool, ship in once(s, _changed_targets)
+    ]
 
 
-def _tool_items(s: Session, width: int) -> list[str]:
+def _changed_targets(s: Session) -> list[tuple[str, str, str]]:
+    """(id value, the tool that changed it, the tool that last shipped it before) of each
+    target changed after its last ship (read once: each render lists them)."""
     shipped: dict[str, str] = {}  # id value -> the tool that last shipped it
     changed: dict[str, str] = {}  # id value -> the change tool, when after the last ship
     kinds: dict[str, tuple[bool, bool]] = {}  # tool name -> (ships, changes): once a name
@@ -76,11 +82,7 @@ def _tool_items(s: Session, width: int) -> list[str]:
                 changed.pop(value, None)
             elif value in shipped:
                 changed[value] = name
-    return [
-        f"Changed after its last {shipped[v]} and not shipped since: {tool}({_cut(v, width)}) ran"
-        f" after {shipped[v]}({_cut(v, width)}); the shipped version is the earlier one"
-        for v, tool in changed.items()
-    ]
+    return [(v, tool, shipped[v]) for v, tool in changed.items()]
 
 
 def _ids(args: dict[str, object]) -> list[str]:
@@ -95,6 +97,20 @@ def _ids(args: dict[str, object]) -> list[str]:
 def unpushed_items(s: Session, width: int) -> list[str]:
     """Section 7's line naming the commits made after the last successful ``git push`` that no
     later push sent (module docstring); empty when there are none or it cannot be told."""
+    commits = once(s, _unpushed)
+    if not commits:
+        return []
+    shown = [f'{h[:7]} "{_cut(m, width)}" (on {b})' for b, h, m in commits[:_SHOWN]]
+    more = f", and {len(commits) - _SHOWN} more" if len(commits) > _SHOWN else ""
+    return [
+        "Committed after the last `git push` that succeeded and not pushed in the session"
+        f" (local only, unless pushed outside it): {', '.join(shown)}{more}"
+    ]
+
+
+def _unpushed(s: Session) -> list[tuple[str, str, str]]:
+    """(branch, hash, message) of each commit after the last push that no later push sent, in
+    order; empty when none or when it cannot be told (read once: each render asks)."""
     commands = [(c, command_of(c) or "") for c in s.calls]
     if not any(_PUSH_RE.search(cmd) for _, cmd in commands):
         return []
@@ -113,14 +129,7 @@ def unpushed_items(s: Session, width: int) -> list[str]:
             return []  # pushed by other means, or history rewritten: not told
         elif pushed:
             commits.extend((b, h, m) for b, h, m in found)
-    if not commits:
-        return []
-    shown = [f'{h[:7]} "{_cut(m, width)}" (on {b})' for b, h, m in commits[:_SHOWN]]
-    more = f", and {len(commits) - _SHOWN} more" if len(commits) > _SHOWN else ""
-    return [
-        "Committed after the last `git push` that succeeded and not pushed in the session"
-        f" (local only, unless pushed outside it): {', '.join(shown)}{more}"
-    ]
+    return commits
 
 
 def _cut(text: str, width: int) -> str:
