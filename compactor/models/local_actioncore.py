@@ -82,8 +82,10 @@ def cell_signature(call: Call, command: Callable[[str], Signature]) -> Signature
     ``command``'s signature of the commands it runs (joined by ``&&``), else the tools it
     calls (``exec → update_plan``) with the cell's text as its one target; None for any
     other call."""
+    if call.args:  # (first: an argument object is no cell, and its text is not copied)
+        return None
     text = call.arguments[:_CELL]
-    if "tools." not in text or call.args:
+    if "tools." not in text:
         return None
     tools = _TOOL_RE.findall(text)
     if not tools:

@@ -45,9 +45,9 @@ def _owed(s: Session) -> list[tuple[Call, str, str]]:
 
 def _find_owed(s: Session) -> list[tuple[Call, str, str]]:
     out: list[tuple[Call, str, str]] = []
+    shell = [c for c in s.calls if c.command is not None]  # (is_kind: no command, no kind)
     for kind, names in _WORK:
-        # the latest call of the kind, looked for from the end (not every call, on each render)
-        failed = next((c for c in reversed(s.calls) if is_kind(c, kind)), None)
+        failed = next((c for c in reversed(shell) if is_kind(c, kind)), None)  # the latest
         if failed is None or failed.id not in s.failed_calls or failed.id in s.refused:
             continue
         if failed.id not in s.answered:

@@ -37,7 +37,7 @@ from .local_lostcalls import LOST_MARK, lost_calls
 from .local_overtaken import carried_out, route_declined, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
-from .local_session import PLAN_TOOLS, ErrorFact, Session
+from .local_session import PLAN_TOOLS, ErrorFact, Session, once
 from .local_text import call_line, code, quote
 from .local_withdrawn import went_on
 
@@ -85,7 +85,12 @@ def failed_count(s: Session) -> str:
 
 def stopped_calls(s: Session) -> set[str]:
     """The failed calls whose result says the user interrupted them while they ran (Claude
-    Code's "[Request interrupted by user for tool use]", Codex's "aborted by user")."""
+    Code's "[Request interrupted by user for tool use]", Codex's "aborted by user"); found once
+    (the analysis counts them, and the list of calls asks for each failed call it shows)."""
+    return once(s, _stopped_calls)
+
+
+def _stopped_calls(s: Session) -> set[str]:
     if not s.failed_calls:
         return set()
     return {

@@ -217,11 +217,12 @@ def call_rows(s: Session, head: int, tail: int) -> list[Call | int]:
         return list(s.calls)
     kept = {c.id for c, _ in left_stopped(s)}
     rows: list[Call | int] = list(s.calls[:head])
-    for c in s.calls[head : len(s.calls) - tail]:
+    left = 0  # the calls left out since the last row
+    for c in s.calls[head : len(s.calls) - tail] if kept else ():
         if c.id in kept:
-            rows.append(c)
-        elif rows and isinstance(rows[-1], int):
-            rows[-1] += 1
+            rows += [left, c] if left else [c]
+            left = 0
         else:
-            rows.append(1)
-    return [*rows, *s.calls[len(s.calls) - tail :]]
+            left += 1
+    left = left if kept else len(s.calls) - tail - head  # none kept: one gap (most sessions)
+    return [*rows, *([left] if left else []), *s.calls[len(s.calls) - tail :]]
