@@ -44,7 +44,6 @@ from .local_pymoves import might_move, with_python_moves
 
 __all__ = ["Places", "rename_known", "reread_moved"]
 
-_DIR_KEYS = ("workdir", "cwd")
 _SEGMENT_RE = lazy_pattern(r"&&|\|\||[;\n]")
 _CD_RE = lazy_pattern(r"(?:\A|&&|;|\n)\s*cd\s+(\"[^\"]+\"|'[^']+'|[^\s;&|]+)")
 _MOVED = "moved from "
@@ -95,8 +94,10 @@ class Places:
         if where and not self.home:
             self.home = home_of(where)
         args = call.args
-        given = next((v for k in _DIR_KEYS if isinstance(v := args.get(k), str) and v), "")
-        if given:
+        given = args.get("workdir")  # a workdir argument, else a cwd one (not a generator)
+        if not (isinstance(given, str) and given):
+            given = args.get("cwd")
+        if isinstance(given, str) and given:
             where = _join(where, given) if where else given
         return where or self.shell
 

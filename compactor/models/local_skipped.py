@@ -64,6 +64,7 @@ def judge_skipped(s: Session) -> None:
     ("No such file", "does not exist") after which the work went on is ``not found``: a finding
     (the path is not there), not a failure. Neither is listed as an unresolved failure."""
     judge_harness_blocks(s)  # a call the harness refused never ran (blind check 51, W5)
+    last = max((c.index for c in s.calls), default=-1)  # (once, not a scan per failure)
     for err in s.errors:
         if err.after == BLOCKED:
             continue
@@ -94,7 +95,7 @@ def judge_skipped(s: Session) -> None:
         if told:
             err.after, err.by = "skipped", one_line(told[0])
             continue
-        went_on = any(c.index > err.index for c in s.calls)
+        went_on = last > err.index  # a call came after it
         looked = err.reading or err.probe or deletes_missing(err)  # (blind check 18, 33)
         if looked and went_on and (NOT_FOUND_RE.search(said) or not err.outcome.lines):
             if missing_program(err):  # no file fixes a missing program (blind check 28 W7)
