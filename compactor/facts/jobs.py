@@ -291,18 +291,13 @@ _CACHED_COMMAND = 2_000
 _HARNESS_HEAD = 400
 """Where a harness writes its own words about a call it left running: the result's start."""
 _FILE_TOOLS = frozenset({"read", "read_file", "view", "open", "grep", "glob", "search"})
-_FILE_KEYS = ("file_path", "path", "filename", "notebook_path")
-_CONTENT_KEYS = ("old_string", "new_string", "content", "edits", "new_source", "file_text")
 
 
 def _edits_file(call: Call) -> bool:
     """Whether a call without a shell command names a file and the text it writes there (an
     Edit, Write, MultiEdit, NotebookEdit, str_replace): its result echoes the file's text, whose
     "Claude Code (PID 8165)" is no job it started (blind check 68, W5)."""
-    args = call.args
-    return any(isinstance(args.get(k), str) for k in _FILE_KEYS) and any(
-        k in args for k in _CONTENT_KEYS
-    )
+    return bool(call.written_file)
 
 
 _NEAR = 200

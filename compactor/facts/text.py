@@ -229,6 +229,9 @@ def parse_arguments(arguments: str | None) -> JsonObject:
 
 
 _COMMAND_KEYS = ("command", "cmd", "script", "commands")
+FILE_KEYS = ("file_path", "path", "filename", "notebook_path")
+"""The arguments in which a file tool names its file (Read, Edit, Write, NotebookEdit, view)."""
+_WRITE_KEYS = ("old_string", "new_string", "content", "edits", "new_source", "file_text")
 
 
 @dataclass(slots=True)
@@ -275,6 +278,19 @@ class Call:
         if self._command is None:
             self._command = (_command(self.args),)
         return self._command[0]
+
+    @property
+    def written_file(self) -> str:
+        """The file the call writes text to (an Edit, Write, MultiEdit, NotebookEdit,
+        str_replace: a file argument and the text it puts there), or '' (a read, a shell call)."""
+        args = self.args
+        if not any(k in args for k in _WRITE_KEYS):
+            return ""
+        for key in FILE_KEYS:
+            value = args.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return ""
 
 
 def _command(args: JsonObject) -> str | None:

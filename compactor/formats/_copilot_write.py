@@ -2,9 +2,10 @@
 
 Unchanged messages are their original event lines; housekeeping events stay in place
 (:func:`._kept.with_kept`), except a ``tool.execution_start`` of a call the new history no
-longer holds; a changed tool result keeps its event's envelope and other ``data`` keys (its
-``detailedContent`` and ``contents``, the UI's copies of the old output, go); anything else is
-rendered afresh:
+longer holds and the ``hook.*`` events of a call gone or whose result changed
+(:mod:`._copilot_hooks`: they hold copies of its output); a changed tool result keeps its
+event's envelope and other ``data`` keys (its ``detailedContent`` and ``contents``, the UI's
+copies of the old output, go); anything else is rendered afresh:
 the summary as a ``user.message``. An event whose ``parentId`` named an event left out is
 linked to the event now before it, so the chain holds.
 """
@@ -21,6 +22,7 @@ from compactor.schema import AgenticMessage, Message, content_type, loads_json
 from . import _jsonl
 from ._convert import as_agentic
 from ._copilot_events import ASSISTANT, RESULT, START, SYSTEM, USER
+from ._copilot_hooks import hooks_of
 from ._kept import with_kept
 from .base import CompactionInfo, Transcript, WriteMode
 
@@ -60,10 +62,18 @@ def write_events(
     originals = transcript.meta.snapshot or transcript.messages
     gone = _call_ids(originals) - _call_ids(new_messages)
     spoken = {where[0] for where in origin}
+    changed = {
+        call
+        for msg, j in zip(new_messages, matches, strict=True)
+        if (j is None or _jsonl.usage_dropped(transcript, msg, j))
+        for call in _result_ids(msg)
+    }
+    hooks = hooks_of(lines, originals, gone | changed)
     keep = [
         i
         for i, ln in enumerate(lines)
         if i not in spoken
+        and i not in hooks
         and not (
             ln.obj.get("type") == START and "agentId" not in ln.obj and _call_of(ln.obj) in gone
         )
@@ -95,6 +105,13 @@ def write_events(
     kept_ids = {_id(line) for line in written}
     left_out = {i for ln in lines if isinstance(i := ln.obj.get("id"), str)} - kept_ids
     return _jsonl.file_of(transcript, _relinked(written, left_out))
+
+
+def _result_ids(msg: Message | AgenticMessage) -> list[str]:
+    """The calls whose results ``msg`` holds."""
+    if isinstance(msg, AgenticMessage):
+        return [b.call_id for b in msg.blocks if b.type == "function_tool_result" and b.call_id]
+    return [msg.tool_call_id] if msg.tool_call_id else []
 
 
 def _result_of(

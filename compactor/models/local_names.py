@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from compactor.facts.text import FILE_KEYS
+
 from .local_session import Session
 
 __all__ = ["cut_names"]
-
-_FILE_KEYS = ("file_path", "path", "notebook_path", "filename")
 
 
 def _basename(path: str) -> str:
@@ -22,7 +22,7 @@ def cut_names(s: Session, named: list[str]) -> list[str]:
         return named
     known = {_basename(p) for p in (*s.files, *s.reads)}
     for call in s.calls:
-        for key in _FILE_KEYS:
+        for key in FILE_KEYS:
             value = call.args.get(key)
             if isinstance(value, str) and value:
                 known.add(_basename(value))

@@ -38,8 +38,6 @@ _CHANGE_RE = lazy_pattern(
     re.IGNORECASE,
 )
 """A change a done plan item names as its action (imperative, or said done)."""
-_FILE_KEYS = ("file_path", "path", "filename", "notebook_path")
-_CONTENT_KEYS = ("old_string", "new_string", "content", "edits", "new_source", "file_text")
 _MOST = 3
 
 
@@ -75,18 +73,6 @@ def _claims(s: Session) -> list[tuple[str, str]]:
     return out
 
 
-def _edit_target(call: Call) -> str:
-    """The name of the file ``call`` writes text to (an Edit, Write, str_replace), or ''."""
-    args = call.args
-    if not any(k in args for k in _CONTENT_KEYS):
-        return ""  # a read of the file, not a change
-    for key in _FILE_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            return _name(value)
-    return ""
-
-
 def _plans(call: Call) -> bool:
     """Whether ``call`` writes the plan (its items name files it does not touch)."""
     return any(isinstance(call.args.get(k), list) for k in ("todos", "plan", "tasks"))
@@ -101,7 +87,7 @@ def _unborne(s: Session) -> list[tuple[str, str, str]]:
     for name, claim in _claims(s):
         if name in changed:
             continue
-        failed = [c for c in s.calls if _edit_target(c) == name and c.id in s.failed_calls]
+        failed = [c for c in s.calls if _name(c.written_file) == name and c.id in s.failed_calls]
         if failed:
             why = f"every call that edited it failed ({len(failed)})"
         elif not any(name in c.arguments for c in s.calls if not _plans(c)) and not any(
