@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from compactor.models.local_unreadable import unreadable
+
 from .cc_session import Session as CcSession
 from .cc_session import section
 
@@ -78,3 +80,94 @@ def test_a_plan_rejected_bare_with_the_last_request_unanswered_keeps_the_plan_mo
     s.records.pop()  # the last request is not answered yet
     step = section(s.summary(), 9)
     assert "rejected plan #" not in step, step
+
+
+# -- N1: a last user message that is no readable text --------------------------------------------
+
+_BINARY = "\n\n\n\x88\x13\n\nX\n\n@@\n\n\x80ÚB\x05\x85±"
+
+
+def test_binary_bytes_are_unreadable_and_text_with_escapes_or_emoji_is_not() -> None:
+    assert unreadable(_BINARY)
+    assert unreadable("\ufffd\ufffd\ufffd ok \ufffd")
+    for text in (
+        "Builda e testa 🚀🚀",
+        "the build fails: \x1b[31merror\x1b[0m: undefined reference to `main'",
+        "Ça marche, merci — próximo passo?",
+    ):
+        assert not unreadable(text), text
+
+
+def _binary_session(*, answered: bool = True) -> CcSession:
+    s = CcSession()
+    s.user("the texture bleeds into the terrain; fix it")
+    s.call("Edit", {"file_path": "/home/dev/rts/main.cpp", "old_string": "a", "new_string": "b"},
+           "The file /home/dev/rts/main.cpp has been updated successfully.")  # fmt: skip
+    if answered:
+        s.say("Fixed: the terrain now binds a black 1x1 texture first. Build and test it.")
+    s.user(_BINARY)
+    return s
+
+
+def test_an_unreadable_last_message_is_no_request() -> None:
+    text = _binary_session().summary()
+    step = section(text, 9)
+    assert "Answer the latest request" not in step, step
+    assert "is not readable text" in step and "Wait for the user" in step, step
+    assert "the texture bleeds into the terrain" in step, step
+    intent = section(text, 1)
+    assert '"the texture bleeds into the terrain; fix it" (the current request)' in intent, intent
+    assert "is not readable text" in section(text, 7), section(text, 7)
+
+
+def test_an_unreadable_message_the_assistant_answered_is_left_as_it_was() -> None:
+    s = _binary_session()
+    s.say("I can't read that message; it looks like binary data.")
+    assert "is not readable text" not in section(s.summary(), 9)
+
+
+# -- W3: an earlier summary's item worked on since, then other work asked ------------------------
+
+_EARLIER = (
+    "This session is being continued from a previous conversation that ran out of context. "
+    "The summary below covers the earlier portion of the conversation.\n\nSummary:\n"
+    "1. Primary Request and Intent:\n   Build a small RTS editor.\n\n"
+    "7. Pending Tasks:\n"
+    "   - **Verify the last fixes pass tests**: the user runs `./scripts/test.sh`.\n"
+    "   - **Update `editor/src/scene.cpp`** to:\n"
+    "     1. Scan `assets/` for existing models and textures (.mdx, .gltf, .glb)\n"
+    "     2. Place loaded models with their textures in the scene\n\n"
+    "8. Current Work:\n   Fixing test segfaults.\n"
+)
+_SCENE = "/home/dev/rts/editor/src/scene.cpp"
+
+
+def _worked_session(*, moved_on: bool) -> CcSession:
+    s = CcSession()
+    s.user("Start the RTS editor.")
+    s.say("Started.")
+    s.compacted(_EARLIER)
+    s.user("I put a few models and textures inside assets, generate a terrain for them")
+    s.call("Edit", {"file_path": _SCENE, "old_string": "// scene", "new_string": "scan_assets();"},
+           f"The file {_SCENE} has been updated successfully.")  # fmt: skip
+    s.say("Done: the editor scans assets/ and places every model with its texture.")
+    if moved_on:
+        s.user("generate a procedural map and place only the wolfrider on it")
+        s.call("Edit", {"file_path": _SCENE, "old_string": "scan_assets();", "new_string": "w();"},
+               f"The file {_SCENE} has been updated successfully.")  # fmt: skip
+        s.say("Done: one wolfrider on a procedural 128x128 map.")
+    return s
+
+
+def test_an_earlier_item_worked_on_then_superseded_is_not_pending() -> None:
+    pending = section(_worked_session(moved_on=True).summary(), 7)
+    assert "worked on since, then the user asked for other work" in pending, pending
+    assert '"Scan `assets/` for existing models and textures (.mdx, .gltf, .glb)"' in pending
+    assert "wanted now" not in pending, pending
+    worked = next(x for x in pending.splitlines() if "worked on since" in x)
+    assert "Verify the last fixes" not in worked, worked  # its file was not changed
+
+
+def test_an_earlier_item_worked_on_in_the_last_turn_gets_no_worked_on_line() -> None:
+    pending = section(_worked_session(moved_on=False).summary(), 7)
+    assert "worked on since, then the user asked" not in pending, pending
