@@ -20,6 +20,8 @@ summary's :mod:`.shapes` share them):
   its particle or copula (``密码是admin``, ``密码都是…``, ``パスワードは…``, ``비밀번호는 …``,
   ``口令：…``: an ASCII run inside CJK prose is the value), or quoted after any of the words and
   separators (``password is "swordfish"``); and ``sshpass -p X``.
+* :data:`SUDO_PIPE_RE`, :data:`SUDO_HERE_RE`: what ``sudo -S`` reads as its password
+  (``echo 'X' | sudo -S …``, ``printf '%s\n' X | sudo -S …``, ``sudo -S … <<< X``).
 * :data:`MYSQL_SPACED_RE`: ``mysql … -p X`` (the value after a space; ``mysql -pX`` and
   ``-p'X'`` are :mod:`.shapes`' ``PASSWORD_SHAPES``); a plain word there is a database's name.
 
@@ -43,6 +45,9 @@ __all__ = [
     "PROSE_PREFILTERS",
     "PROSE_SPACED_RE",
     "PROSE_TIGHT_RE",
+    "SUDO_HERE_RE",
+    "SUDO_HINTS",
+    "SUDO_PIPE_RE",
     "WIDE_HINTS",
     "plain_value",
     "secret_looking",
@@ -97,6 +102,30 @@ MYSQL_SPACED_RE = re.compile(
 )
 """``mysql … -p X``: masked only when ``X`` looks like a secret (else a database's name)."""
 
+_SUDO_S = (
+    r"sudo(?=(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*(?![\w\-]))"
+    r"(?:[ \t]+-[A-Za-z]+)+(?![\w\-])"
+)
+"""``sudo`` with flag-only options, one of them ``-S`` (read the password from stdin)."""
+_STDIN_VALUE = (
+    r"(?P<q>['\"])?(?P<secret>(?(q)[^'\"\n\\]{1,100}?|[^\s'\"\\|;&<>()`$]{1,100}))"
+    r"(?:\\n)?(?(q)(?P=q))"
+)
+SUDO_PIPE_RE = re.compile(
+    r"(?<![\w\-])(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+(?P<f>['\"]?)%s(?:\\n)?(?P=f))?)"
+    rf"[ \t]+{_STDIN_VALUE}[ \t]*\|[ \t]*{_SUDO_S}"
+)
+"""``echo 'V' | sudo -S …``, ``echo V | sudo -S``, ``printf '%s\\n' V | sudo -S``, ``printf 'V\\n' |
+sudo -S -k``: ``V`` is the sudo password (blind check 75, S1: a value piped into ``sudo -S`` was
+printed 17 times, the user's message that gave it too). The whole match, up to the flags, reads
+as plain ``sudo`` (:func:`compactor.models.local_retries.contains_command`: the retry of a
+failed ``sudo CMD``); ``echo text | sudo tee F`` (no ``-S``) is no password."""
+SUDO_HERE_RE = re.compile(
+    rf"(?<![\w\-]){_SUDO_S}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_STDIN_VALUE}(?![^\s|;&)])"
+)
+"""``sudo -S CMD <<< V``: the here-string is the sudo password."""
+SUDO_HINTS: tuple[str, ...] = ("sudo",)
+
 PROSE_HINTS: tuple[str, ...] = (
     *("pass", "pwd", "pin", "token", "secret", "api", "credential", "kennwort", "senha"),
     *("contrase", "пароль", "密码", "密碼", "口令", "密钥", "秘钥", "密鑰", "令牌"),
@@ -128,7 +157,7 @@ no secret: "compact!"; ``$``,
 PROSE_PREFILTERS: tuple[str, ...] = (
     rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}(?:[\"'`“「«]|{_RUST_SECRETISH})",
     rf"{_WIDE}[ \t]*(?:[^ \t\n]{{1,2}}[ \t]*)?[\"'`“「«]?[{_CHARS}]",
-    r"sshpass|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
+    r"sshpass|sudo|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
 )
 """What every match of the three rules holds, in Rust's ``regex`` syntax (no look-around): a
 superset test (no look-around: a word's bounds are left out)."""
