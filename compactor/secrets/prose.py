@@ -45,12 +45,14 @@ __all__ = [
     "PROSE_PREFILTERS",
     "PROSE_SPACED_RE",
     "PROSE_TIGHT_RE",
+    "PROSE_WORD_RE",
     "SUDO_HERE_RE",
     "SUDO_HINTS",
     "SUDO_PIPE_RE",
     "WIDE_HINTS",
     "plain_value",
     "secret_looking",
+    "spaced_value",
     "tight_value",
 ]
 
@@ -101,6 +103,27 @@ MYSQL_SPACED_RE = re.compile(
     rf"(?<![\w\-])-p[ \t]*{_VALUE}{_END}"
 )
 """``mysql … -p X``: masked only when ``X`` looks like a secret (else a database's name)."""
+
+
+def _one_edit(word: str) -> list[str]:
+    """``word`` and the words one typo away from it (a letter replaced, added, dropped or two
+    swapped) that keep its first three letters; longest first."""
+    abc = "abcdefghijklmnopqrstuvwxyz"
+    out = {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+    out |= {word[:i] + c + word[i + 1 :] for i in range(len(word)) for c in abc}
+    out |= {word[:i] + c + word[i:] for i in range(len(word) + 1) for c in abc}
+    out |= {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    return sorted((w for w in out if w.startswith(word[:3])), key=lambda w: (-len(w), w))
+
+
+PROSE_WORD_RE = re.compile(
+    rf"(?<![A-Za-z0-9_\-./])(?i:{'|'.join(_one_edit('password'))})[ \t]+{_VALUE}{_END}"
+)
+"""A value right after the word ``password`` and a space, no "is" nor ``:`` ("username
+<e-mail> password <value>"), or after the word with one typo ("passwork <value>"): blind check
+75, S2. Masked only when the value looks like a credential (:func:`spaced_value`): "password
+reset", "password manager", "the password field" are prose."""
+PROSE_WORD_HINTS: tuple[str, ...] = ("pas",)
 
 _SUDO_S = (
     r"sudo(?=(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*(?![\w\-]))"
@@ -158,6 +181,7 @@ PROSE_PREFILTERS: tuple[str, ...] = (
     rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}(?:[\"'`“「«]|{_RUST_SECRETISH})",
     rf"{_WIDE}[ \t]*(?:[^ \t\n]{{1,2}}[ \t]*)?[\"'`“「«]?[{_CHARS}]",
     r"sshpass|sudo|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
+    r"(?i-u:pas)[A-Za-z]{3,7}[ \t]+[A-Za-z0-9!#$%&*+\-./:=?@^_~]{6}",
 )
 """What every match of the three rules holds, in Rust's ``regex`` syntax (no look-around): a
 superset test (no look-around: a word's bounds are left out)."""
@@ -190,6 +214,22 @@ def secret_looking(value: str) -> bool:
     if "/" in value and (m := _PATH.fullmatch(value)) and (m.group(1) or value.count("/") > 1):
         return False  # ``src/v2/app.py``, ``api/v1/users``
     return not code_reference(value)
+
+
+_ALGORITHM = re.compile(r"[A-Z]{2,6}-?\d{1,4}|\d+-?[A-Za-z]{1,5}")
+"""``SHA256``, ``AES-128``, ``UTF16``, ``256bit``: a scheme's name, not a password."""
+
+
+def spaced_value(value: str) -> bool:
+    """A value after ``password`` and only a space (or its typo) that is a credential: 6
+    characters or more, and a digit or a symbol (:func:`secret_looking`) or mixed case inside a
+    word of letters (``hUnterTwo``); not an algorithm's name (``SHA256``)."""
+    if len(value) < 6 or _ALGORITHM.fullmatch(value):
+        return False
+    if secret_looking(value):
+        return True
+    mixed = any(ch.isupper() for ch in value[1:]) and any(ch.islower() for ch in value)
+    return mixed and value.isalpha() and plain_value(value) and not code_reference(value)
 
 
 def tight_value(value: str) -> bool:
