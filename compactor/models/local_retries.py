@@ -337,6 +337,28 @@ def _unquoted(command: str) -> str:
     return _SUDO_FLAGS_RE.sub("sudo", words) if "sudo -" in words else words
 
 
+_QUIET_RE = lazy_pattern(r"\s*(?:[0-9]?>>?|&>>?)\s*(?:&[0-9]|/dev/null)(?![\w/])")
+"""A redirection that only silences a stream (``2>/dev/null``, ``2>&1``, ``&>/dev/null``)."""
+_CHAIN_RE = lazy_pattern(r"\s*(?:&&|;|\n)\s*")
+
+
+@functools.lru_cache(maxsize=1024)
+def chain_parts(command: str) -> tuple[str, ...]:
+    """The ``&&``/``;``/line-joined parts of ``command`` as :func:`contains_command` reads them
+    (quotes aside, ``echo PW | sudo -S`` as ``sudo``), each without a redirection that only
+    silences a stream and without a leading ``sudo``; ``()`` when it holds ``||`` (one part
+    runs in place of another). For :mod:`.local_chainfix` (blind check 75 W1)."""
+    if "||" in command:
+        return ()
+    out = []
+    for part in _CHAIN_RE.split(command):
+        bare = _unquoted(_QUIET_RE.sub("", part)) if part.strip() else ""
+        bare = bare[5:] if bare.startswith("sudo ") else bare
+        if bare:
+            out.append(bare)
+    return tuple(out)
+
+
 @functools.lru_cache(maxsize=1024)
 def _parts(command: str) -> tuple[str, ...]:
     return tuple(_unquoted(p) for p in _JOINER_RE.split(command) if p.strip())
