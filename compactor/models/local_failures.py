@@ -11,6 +11,7 @@ fix by another command held: the last run of the failed command decides.
 
 from __future__ import annotations
 
+from compactor._json import JsonObject
 from compactor.facts import STOPPED, Call, Outcome, Result, command_of
 from compactor.facts.filteredrun import hides_errors
 from compactor.facts.masked import reran
@@ -19,6 +20,7 @@ from compactor.facts.wrappedread import is_wrapped_read
 from .local_again import FailedAgain
 from .local_chainfix import Chains
 from .local_ctrlc import writes_ctrl_c
+from .local_editrelated import edit_pairs, related_edit
 from .local_records import ErrorFact
 from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
@@ -43,6 +45,7 @@ class Failures:
         self.unfixed: list[ErrorFact] = []
         self.again = FailedAgain()  # a failure's later failing retries (BENCH45 W4)
         self.chains = Chains()  # a failed `A && B` whose parts later calls ran (blind 75 W1)
+        self.edits: dict[int, JsonObject] = {}  # a failed string edit's arguments (75 N3)
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
@@ -67,6 +70,8 @@ class Failures:
         self.unfixed.append(err)
         if sig[0] == "shell" and not stopped:
             self.chains.failed(err, call)
+        elif edit_pairs(call.args):
+            self.edits[id(err)] = call.args
 
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
@@ -78,7 +83,11 @@ class Failures:
         tried: set[int] = set()  # the failures this call retried whole (judged above)
         for err in (e for e in tries if e.signature[0] == sig[0]):
             if err.index < index and (
-                (retries(err.signature, sig) and retry_tied(err, sig, index))  # (41 W8)
+                (
+                    retries(err.signature, sig)
+                    and retry_tied(err, sig, index)  # (41 W8)
+                    and (id(err) not in self.edits or related_edit(self.edits[id(err)], call))
+                )
                 or self.stages.fixes(err, sig, r.text)
             ):  # the same job: `dotnet test` builds (local_stages)
                 tried.add(id(err))
