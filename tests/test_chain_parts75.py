@@ -108,3 +108,33 @@ def test_a_part_before_a_semicolon_is_not_known_to_have_succeeded(tmp_path: Path
     s.say("Done.")
     errors = section(cc_summary(s, tmp_path), 4)
     assert "Fixed: a later" not in errors, errors
+
+
+def _asked_to_run(*, rerun: bool) -> Session:
+    s = Session()
+    s.user("switch the office connection to the faster dns")
+    s.bash(_CHAIN, _NO_TTY)
+    s.records[-1]["message"]["content"][0]["is_error"] = True
+    s.say("I can't run sudo from here. Run these three commands in your terminal, then tell me.")
+    s.user("can this also speed up the wifi at home?")
+    s.say("Yes, the same DNS change helps any connection. " + "It skips a dead server. " * 25)
+    s.user("then fix the wifi too, use sudo -S with the saved password")
+    if rerun:
+        s.bash(
+            "echo 'pw-x1' | sudo -S nmcli connection modify \"Office\" ipv4.dns"
+            " \"9.9.9.9 1.0.0.1\" ipv4.ignore-auto-dns yes 2>/dev/null && echo 'pw-x1' | sudo -S"
+            " nmcli connection down \"Office\" && echo 'pw-x1' | sudo -S nmcli connection up"
+            ' "Office" 2>/dev/null',
+            "Connection successfully activated",
+        )
+    s.bash("nmcli radio wifi", "enabled")
+    return s
+
+
+def test_section_8_does_not_ask_again_for_what_a_later_call_ran(tmp_path: Path) -> None:
+    """Section 8's "latest earlier task" quoted "Run these three commands in your terminal"
+    though later calls had run them (em_vpn)."""
+    part = section(cc_summary(_asked_to_run(rerun=True), tmp_path), 8)
+    assert "Run these three commands" not in part, part
+    kept = section(cc_summary(_asked_to_run(rerun=False), tmp_path), 8)
+    assert "Run these three commands" in kept, kept
