@@ -74,3 +74,43 @@ def test_a_write_of_the_file_with_the_new_text_fixes_it(tmp_path: Path) -> None:
     s.say("Rewrote it.")
     errors = section(cc_summary(s, tmp_path), 4)
     assert "Not retried afterwards" not in errors, errors
+
+
+def test_a_deletion_retried_with_another_anchor_fixes_it(tmp_path: Path) -> None:
+    """A failed edit that only removed lines, retried on the lines it really had (se_drain)."""
+    s = Session()
+    s.user("drop the tidy count from the status")
+    s.call(
+        "Edit",
+        {
+            "file_path": F,
+            "old_string": "    tidy_count: snap.tidy_count,\n    path: snap.path,",
+            "new_string": "    path: snap.path,",
+        },
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        error=True,
+    )
+    _later_edit(
+        s, "        tidy_count: snap.tidy_count,\n        stale: now,", "        stale: now,"
+    )
+    errors = section(cc_summary(s, tmp_path), 4)
+    assert "Fixed: a later" in errors, errors
+
+
+def test_a_retry_with_another_indentation_fixes_it(tmp_path: Path) -> None:
+    """The same tree lines added under another indentation (rc_compact's docs tree)."""
+    s = Session()
+    s.user("list the new controller in the docs tree")
+    s.call(
+        "Edit",
+        {
+            "file_path": F,
+            "old_string": "│   │   └── view.js",
+            "new_string": "│   │   ├── view.js\n│   │   └── meter.js # new panel",
+        },
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        error=True,
+    )
+    _later_edit(s, "│   └── view.js", "│   ├── view.js\n│   └── meter.js # new panel")
+    errors = section(cc_summary(s, tmp_path), 4)
+    assert "Fixed: a later" in errors, errors

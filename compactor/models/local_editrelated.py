@@ -8,19 +8,24 @@ a file retries every failed edit of it by signature (:func:`.local_retries.retri
 tool on the same target).
 
 :func:`related_edit`: a later edit is the failed one's retry when it has the same
-``old_string``, or adds one of the lines the failed edit added, or is a write of the file whose
-content holds the failed edit's new text. A failed call that is no string edit (a write, a
+``old_string``, or adds one of the lines the failed edit added, or removes one it removed (a
+pure deletion retried with another anchor: blind check 74's se_drain), or is a write of the file
+whose content holds the failed edit's new text. A failed call that is no string edit (a write, a
 patch, another tool) is not judged here."""
 
 from __future__ import annotations
 
 from compactor._json import JsonObject, JsonValue
+from compactor._util import lazy_pattern
 from compactor.facts import Call
 
 __all__ = ["edit_pairs", "related_edit"]
 
 _KEYS = (("old_string", "new_string"), ("old_str", "new_str"))
 _CONTENT = ("content", "file_text")
+_LEAD_RE = lazy_pattern(r"^[\W_]+")
+_LINE = 6
+"""A changed line this long or longer (stripped) tells an edit apart; ``}``, ``fi`` do not."""
 
 
 def edit_pairs(args: JsonObject) -> list[tuple[str, str]]:
@@ -39,9 +44,14 @@ def edit_pairs(args: JsonObject) -> list[tuple[str, str]]:
 
 
 def _added(old: str, new: str) -> set[str]:
-    """The lines ``new`` holds that ``old`` lacks (stripped, not blank)."""
-    before = {line.strip() for line in old.splitlines()}
-    return {s for line in new.splitlines() if (s := line.strip()) and s not in before}
+    """The lines ``new`` holds that ``old`` lacks, read from their first letter or digit (the
+    indentation, a tree's ``│   ├──``, a list's ``-`` aside); not a bracket or a short word."""
+    before = {_LEAD_RE.sub("", line.rstrip()) for line in old.splitlines()}
+    return {
+        s
+        for line in new.splitlines()
+        if len(s := _LEAD_RE.sub("", line.rstrip())) >= _LINE and s not in before
+    }
 
 
 def related_edit(failed: JsonObject, later: Call) -> bool:
@@ -59,4 +69,5 @@ def related_edit(failed: JsonObject, later: Call) -> bool:
     if any(old.strip() and old == o for old, _ in mine for o, _ in theirs):
         return True
     added = set().union(*(_added(o, n) for o, n in theirs))
-    return any(_added(old, new) & added for old, new in mine)
+    removed = set().union(*(_added(n, o) for o, n in theirs))
+    return any(_added(old, new) & added or _added(new, old) & removed for old, new in mine)
