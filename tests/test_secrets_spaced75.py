@@ -105,3 +105,16 @@ def test_the_password_typed_with_a_typo_is_in_no_section(tmp_path: Path) -> None
     shown = invoke(["show", str(out)]).stdout.decode()
     assert "push the repo" in shown and "username dev@example.org" in shown, shown
     assert PW not in shown and "TRELLis" not in shown, shown
+
+
+def test_every_typo_of_the_word_passes_the_fast_scan() -> None:
+    """The Rust prefilter is a superset of the rule: every word one typo from ``password``."""
+    from compactor.secrets import prose
+    from compactor.secrets.secret_scan import FastScan, scan
+
+    fast = FastScan(prose.PROSE_PREFILTERS)
+    for word in prose._one_edit("password"):
+        text = f"the {word} {PW} here"
+        assert prose.PROSE_WORD_RE.search(text), word
+        assert fast.may_match(text) and scan().may_match(text), word
+        assert PW not in mask_key_shapes(text) and PW not in SecretMasker().mask_text(text), word

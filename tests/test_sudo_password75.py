@@ -105,3 +105,13 @@ def test_a_password_given_to_sudo_on_stdin_is_in_no_section(tmp_path: Path) -> N
     shown = invoke(["show", str(out)]).stdout.decode()
     assert "please save this" in shown and "sudo -S iw dev wlp3s0 link" in shown, shown
     assert PW not in shown and WRONG not in shown, shown
+
+
+def test_the_fast_scan_lets_every_sudo_form_through() -> None:
+    from compactor.secrets.masking import SecretMasker
+    from compactor.secrets.secret_scan import scan
+
+    for command in (f"echo '{PW}' | sudo -S ls", f"sudo -S ls <<< {WRONG}"):
+        assert scan().may_match(command)
+        assert PW not in SecretMasker().mask_text(command)
+        assert WRONG not in SecretMasker().mask_text(command)

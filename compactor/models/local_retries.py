@@ -34,7 +34,6 @@ from compactor.facts.outcomes import Outcome
 from compactor.facts.preamble import ends_with_own_marker, sets_pipefail
 from compactor.facts.retrysig import agent_signature, same_head, similar_words
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
-from compactor.secrets.prose import SUDO_PIPE_RE
 
 from .local_actioncore import action_marks, cell_signature, same_action
 from .local_closing import closes_in_success
@@ -332,6 +331,8 @@ the same command as plain ``sudo CMD`` (blind check 75 W1/W2)."""
 @functools.lru_cache(maxsize=1024)
 def _unquoted(command: str) -> str:
     if "sudo" in command:  # ``echo PW | sudo -S CMD``: the masker's own recogniser (blind 75 S1)
+        from compactor.secrets.prose import SUDO_PIPE_RE  # here: the module compiles 10 patterns
+
         command = SUDO_PIPE_RE.sub("sudo", command)
     words = " ".join(command.replace("'", " ").replace('"', " ").split())
     return _SUDO_FLAGS_RE.sub("sudo", words) if "sudo -" in words else words

@@ -181,7 +181,7 @@ PROSE_PREFILTERS: tuple[str, ...] = (
     rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}(?:[\"'`“「«]|{_RUST_SECRETISH})",
     rf"{_WIDE}[ \t]*(?:[^ \t\n]{{1,2}}[ \t]*)?[\"'`“「«]?[{_CHARS}]",
     r"sshpass|sudo|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
-    r"(?i-u:pas)[A-Za-z]{3,7}[ \t]+[A-Za-z0-9!#$%&*+\-./:=?@^_~]{6}",
+    r"(?i-u:pas[a-z]{0,3}(?:w|ord)[a-z]{0,4})[ \t]+[A-Za-z0-9!#$%&*+\-./:=?@^_~]{6}",
 )
 """What every match of the three rules holds, in Rust's ``regex`` syntax (no look-around): a
 superset test (no look-around: a word's bounds are left out)."""
@@ -216,8 +216,13 @@ def secret_looking(value: str) -> bool:
     return not code_reference(value)
 
 
-_ALGORITHM = re.compile(r"[A-Z]{2,6}-?\d{1,4}|\d+-?[A-Za-z]{1,5}")
-"""``SHA256``, ``AES-128``, ``UTF16``, ``256bit``: a scheme's name, not a password."""
+_ALGORITHM = re.compile(
+    r"(?i:sha|md|aes|rsa|dsa|ecdsa|ed|utf|crc|des|tls|ssl|hs|rs|es|x|base|pbkdf|argon|blake"
+    r"|curve|bcrypt|scrypt|sm|p)[-_]?\d{1,5}[a-z]?"
+    r"|\d{1,4}-?(?i:bits?|bytes?|chars?|characters|digits?|kb|mb|gb)"
+)
+"""``SHA256``, ``AES-128``, ``UTF16``, ``256bit``, ``12-chars``: a scheme's name or a size, not
+a password."""
 
 
 def spaced_value(value: str) -> bool:
