@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compactor.formats.registry import read_transcript, write_transcript
-from compactor.schema import AgenticMessage, Block
+from compactor.schema import AgenticMessage, Block, Message
 
 from .fake_server_cli import invoke
 from .test_formats_cursor_copilot import _Events, _lines
@@ -102,7 +102,7 @@ def test_reduce_drops_the_hooks_of_the_results_it_cleared(tmp_path: Path) -> Non
 def test_hooks_pair_with_calls_of_the_same_arguments_in_order() -> None:
     events = session(4, same=True)
     t = read_transcript("events.jsonl", _lines(events))
-    messages = list(t.messages)
+    messages: list[Message | AgenticMessage] = list(t.messages)
     for n, msg in enumerate(messages):  # clear the second call's result only
         if isinstance(msg, AgenticMessage) and any(
             b.type == "function_tool_result" and b.call_id == "c1" for b in msg.blocks

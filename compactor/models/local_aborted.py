@@ -31,6 +31,7 @@ from compactor.facts import Entry
 from .local_asksonly import ASKS_ONLY, asks_only
 from .local_template import template_quote
 from .local_text import quote
+from .local_unreadable import UNREADABLE
 
 if TYPE_CHECKING:
     from .local_session import Session
@@ -88,6 +89,8 @@ def aborted_message(s: Session) -> list[tuple[int, str]]:
 
 def aborted_note(s: Session) -> str:
     """The analysis step of the withdrawn message."""
+    if s.unreadable:
+        return f"User sent {_said(s)}, which {UNREADABLE}: no request."
     return (
         f"User sent {_said(s)}, then interrupted that turn at once (interrupted before any "
         "work: ask the user whether to continue with it)."
@@ -99,6 +102,11 @@ def aborted_line(s: Session) -> str:
     said = _said(s)
     if not said:
         return ""
+    if s.unreadable:  # (blind check 76 N1)
+        head = f"The user then sent a message that {UNREADABLE}: {said}; no request"
+        if s.turn_ended:
+            return f"{head}; the request before it was answered. Wait for the user"
+        return f"{head}; the latest request before it was left unfinished"
     head = (
         f"The user then sent {said} and interrupted that turn at once (the agent CLI's notice, "
         "before any output or call): interrupted before any work, not carried out; ask the user "
@@ -116,6 +124,12 @@ def aborted_step(s: Session, ref: str) -> str:
     if not said or not s.turn_ended:
         return ""
     asked = f" The answer asked the user: {quote(s.question, _QUOTED * 2)}." if s.question else ""
+    if s.unreadable:  # (blind check 76 N1)
+        return (
+            f"   Wait for the user: the latest request ({ref}) was answered; the user's last "
+            f"message {UNREADABLE}: {said}, no request to act on. Do not start anything on your "
+            f"own. No task is left to continue, so {WINS}.{asked}"
+        )
     return (
         f"   Wait for the user: the latest request ({ref}) was answered; the user then sent "
         f"{said} and interrupted that turn at once, before any output or call. Do not start it "
@@ -133,6 +147,12 @@ def nothing_pending(s: Session, done: str, answered: str) -> str:
     from .local_lostcalls import lost_note  # (local_session imports this module)
 
     said = _said(s)
+    if said and s.turn_ended and s.unreadable:  # (blind check 76 N1)
+        return (
+            f"   - None to carry out on your own: the latest request{done} was answered; the "
+            f"user's last message {UNREADABLE}: {said}, no request. No task, background job or "
+            "tool call is open."
+        ) + lost_note(s, 120)
     if said and s.turn_ended:
         return (
             f"   - None to carry out on your own: the latest request{done} was answered; the "

@@ -11,13 +11,16 @@ fix by another command held: the last run of the failed command decides.
 
 from __future__ import annotations
 
+from compactor._json import JsonObject
 from compactor.facts import STOPPED, Call, Outcome, Result, command_of
 from compactor.facts.filteredrun import hides_errors
 from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
 
 from .local_again import FailedAgain
+from .local_chainfix import Chains
 from .local_ctrlc import writes_ctrl_c
+from .local_editrelated import edit_pairs, related_edit
 from .local_records import ErrorFact
 from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
 from .local_stages import Stages
@@ -41,6 +44,8 @@ class Failures:
         self.stages = Stages()  # restores and build stages
         self.unfixed: list[ErrorFact] = []
         self.again = FailedAgain()  # a failure's later failing retries (BENCH45 W4)
+        self.chains = Chains()  # a failed `A && B` whose parts later calls ran (blind 75 W1)
+        self.edits: dict[int, JsonObject] = {}  # a failed string edit's arguments (75 N3)
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
@@ -63,6 +68,10 @@ class Failures:
             err.after, err.why = "interrupted", stopped
         self.errors.append(err)
         self.unfixed.append(err)
+        if sig[0] == "shell" and not stopped:
+            self.chains.failed(err, call)
+        elif edit_pairs(call.args):
+            self.edits[id(err)] = call.args
 
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
@@ -71,11 +80,17 @@ class Failures:
         empty: bool | None = None
         self.stages.note(sig, index)  # a restore (a build blocked before it may pass now)
         tries = [] if writes_ctrl_c(call) else self.unfixed[-_RETRY_WINDOW:]  # a stop (43 W2)
+        tried: set[int] = set()  # the failures this call retried whole (judged above)
         for err in (e for e in tries if e.signature[0] == sig[0]):
             if err.index < index and (
-                (retries(err.signature, sig) and retry_tied(err, sig, index))  # (41 W8)
+                (
+                    retries(err.signature, sig)
+                    and retry_tied(err, sig, index)  # (41 W8)
+                    and (id(err) not in self.edits or related_edit(self.edits[id(err)], call))
+                )
                 or self.stages.fixes(err, sig, r.text)
             ):  # the same job: `dotnet test` builds (local_stages)
+                tried.add(id(err))
                 looked = (reading or is_wrapped_read(call)) if looked is None else looked
                 if (looked and not (err.reading or err.probe)) or waited_out(r.text):
                     continue  # a wait that timed out ended nothing (blind check 29 W4)
@@ -97,6 +112,17 @@ class Failures:
                     continue
                 err.after, err.by, err.why = "fixed", by, ""  # not an earlier verdict's why
                 self.again.fixed(err, by)  # and the failures it retried (BENCH45 W4)
+                fixed = True
+        if (
+            sig[0] == "shell"
+            and not waited_out(r.text)
+            and not (piped if piped is not None else piped_error(command_of(call) or "", r.text))
+        ):
+            for err in self.chains.ran(call, tried):  # its last parts ran (blind check 75 W1)
+                if restated(err.outcome, r.text):
+                    continue  # it printed the chain's error
+                err.after, err.by, err.why = "fixed", by or call_line(call, _BY), ""
+                self.again.fixed(err, err.by)
                 fixed = True
         if fixed:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]

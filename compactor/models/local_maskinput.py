@@ -43,22 +43,36 @@ def _keylike(token: str) -> bool:
     )
 
 
+_SHORT = re.compile(r"(?<![\w\-.+/=@])[A-Za-z0-9][\w!@#^+=]{5,10}(?![\w\-+/=@])")
+"""A short password (6 to 11 characters): ``echo '<it>' | sudo -S …`` masks it in a call,
+and the user typed it bare ("<it>  please save this"; blind check 75 S1)."""
+
+
+def _passwordlike(token: str) -> bool:
+    """A short token that may be a password: a digit in it (``645866``, ``Miltons711``)."""
+    return any(ch.isdigit() for ch in token)
+
+
 def candidates(text: str, skip: str = "") -> set[str]:
-    """The key-like tokens of ``text`` that ``skip`` (a text already masked as one) lacks."""
+    """The key-like tokens of ``text`` that ``skip`` (a text already masked as one) lacks, and
+    its short password-like ones."""
     found = {t.rstrip(".") for t in _TOKEN.findall(text) if _keylike(t)}
+    found.update(t for t in _SHORT.findall(text) if _passwordlike(t))
     return {t for t in found if t not in skip}
 
 
 def input_values(tokens: set[str], texts: Iterable[str]) -> set[str]:
-    """The ``tokens`` the summary's maskers mask where ``texts`` hold them."""
-    left, out = set(sorted(tokens)[:_MAX_CANDIDATES]), set()  # (the same ones each run)
+    """The ``tokens`` the summary's maskers mask where ``texts`` hold them (the key-like ones
+    first)."""
+    ordered = sorted(tokens, key=lambda t: (len(t) < 12, t))  # (the same ones each run)
+    left, out = set(ordered[:_MAX_CANDIDATES]), set()
     for text in texts:
         for token in [t for t in left if t in text]:
             at = text.find(token)
             while at >= 0:
                 with collecting() as found:
                     masked(text[max(0, at - _AROUND) : at + len(token) + _AROUND])
-                if any(token in value or value in token for value in found if len(value) >= 8):
+                if any(_holds(token, value) for value in found):
                     out.add(token)
                     left.discard(token)
                     break
@@ -66,6 +80,13 @@ def input_values(tokens: set[str], texts: Iterable[str]) -> set[str]:
         if not left:
             break
     return out
+
+
+def _holds(token: str, value: str) -> bool:
+    """Whether a masked ``value`` is ``token`` or (a key-like token) holds it or is held by it."""
+    if token == value:
+        return True
+    return len(token) >= 12 and len(value) >= 8 and (token in value or value in token)
 
 
 def mask_input_values(text: str, messages: Sequence[object], written: str = "") -> str:

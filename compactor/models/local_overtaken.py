@@ -12,6 +12,12 @@
   cancelled it ("nevermind, move to use case 12 branch") before anything of it was done. Such
   an acceptance is labelled "Accepted, then cancelled by the user" (:func:`judge_cancelled`);
   one carried out before the redirect, or followed by no cancelling message, stays accepted.
+* Blind check 76 W1 (sk_react): "Saved the full architecture plan to PLAN.md in the project
+  root." then a plan-approval call the user rejected: the text reported what the ``Write`` before
+  it had done (successfully, as the user asked), it proposed nothing; the summary listed it as
+  "Proposed, then the user rejected its call". Text that reports a change in the past tense,
+  names a file a successful call of the same turn wrote before it, and announces nothing next,
+  is a report, no proposal (:func:`reports_done`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,14 @@ from compactor.facts import Call, one_line
 from .local_noise import is_file_edit
 from .local_session import Session
 
-__all__ = ["ACCEPTED", "carried_out", "judge_cancelled", "route_declined", "stops_only"]
+__all__ = [
+    "ACCEPTED",
+    "carried_out",
+    "judge_cancelled",
+    "reports_done",
+    "route_declined",
+    "stops_only",
+]
 
 ACCEPTED = "Accepted by the user: "
 _CANCELLED = "Accepted, then cancelled by the user"
@@ -81,6 +94,38 @@ def carried_out(s: Session, index: int, text: str) -> bool:
     for c in changes:
         said |= _words(c.arguments[:_ARGS])
     return len(wanted & said) >= _SHARED
+
+
+_DONE_RE = lazy_pattern(
+    r"\b(?:saved|wrote|written|created|updated|added|edited|modified|changed|fixed|renamed|moved)\b",
+    re.IGNORECASE,
+)
+_NEXT_RE = lazy_pattern(
+    r"\b(?:let me|let's|I['’]ll|I will|I['’]m going to|going to|next|now I|here['’]s|here is|"
+    r"should I|shall I|want me to)\b|[:?]\s*\Z",
+    re.IGNORECASE,
+)
+
+
+def reports_done(s: Session, index: int, text: str) -> bool:
+    """Whether the assistant text ``text`` of entry ``index`` only reports a change done: a
+    past-tense change verb, the name of a file a successful call wrote since the user's last
+    message (before ``index``), and nothing announced next (blind check 76 W1)."""
+    if not _DONE_RE.search(text) or _NEXT_RE.search(text):
+        return False
+    for c in reversed(s.calls):
+        if c.index >= index:
+            continue
+        if any(
+            e.role == "user" and e.text.strip() and not e.results
+            for e in s.entries[c.index : index]
+        ):
+            break  # (a user message since: another turn)
+        path = c.written_file
+        if path and c.id in s.answered and c.id not in s.failed_calls and c.id not in s.refused:
+            if path.rstrip("/").rsplit("/", 1)[-1] in text:
+                return True
+    return False
 
 
 _STOP_TOOLS = frozenset({"taskstop", "killshell", "killbash", "kill_shell", "stop_task"})

@@ -42,6 +42,7 @@ __all__ = [
     "CHANGE_PLAN",
     "awaiting_plan",
     "changed_plan",
+    "declined_plan",
     "is_plan_approval",
     "judge_plan_changes",
     "plan_change_items",
@@ -210,11 +211,29 @@ def _written_plan(s: Session) -> str:
     return ""
 
 
+def declined_plan(s: Session) -> str:
+    """``plan #2 (its ExitPlanMode call`` when the user rejected the session's last
+    plan-approval call bare (no words: a refusal, not a revision), none is in flight and the
+    session ended answered; '' otherwise (blind check 76 W2)."""
+    plans = [c for c in s.calls if is_plan_approval(c.name)]
+    if not plans or not s.turn_ended or s.in_flight or plans[-1].id not in s.refused:
+        return ""
+    return f"plan #{len(plans)} (its {plans[-1].name} call"
+
+
 def _said(s: Session) -> str:
     on, path = plan_mode(s)
     if not on:
         return ""
-    return PLAN_MODE + (f" (the plan file: {code(path)})" if path else "")
+    if declined := declined_plan(s):
+        return (
+            f"The session is in plan mode, but the user rejected {declined}"
+            + (f"; the plan file: {code(path)}" if path else "")
+            + ") and the last request was answered: do not present the plan again unasked; "
+            "wait for the user"
+        )
+    where = f" (the plan file: {code(path)})" if path else ""
+    return PLAN_MODE + where
 
 
 def plan_mode_items(s: Session) -> list[str]:
@@ -230,6 +249,8 @@ def plan_mode_step(s: Session, step: str) -> str:
     said = _said(s)
     if not said:
         return wins_over_closing(s, step)  # a step that waits (blind check 54, N7)
+    if declined_plan(s):  # nothing to present or carry out (blind check 76 W2)
+        return wins_over_closing(s, f"{step}\n   {said}.")
     return wins_over_closing(
         s, f"{step}\n   {said}; once the user approves, carry the plan out", True
     )

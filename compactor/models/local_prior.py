@@ -13,6 +13,7 @@ from .local_lost import answered_line, prior_state
 from .local_priorclosed import closed_items, item_count, prior_intro
 from .local_priordone import done_since
 from .local_priorreport import reported_done
+from .local_priorworked import worked_line
 from .local_session import Session
 from .local_since import since_prior_items
 from .local_state import ANSWERED
@@ -71,7 +72,13 @@ def prior_pending(session: Session, limit: int) -> list[str]:
             f'Reported done by the assistant after the earlier summary ("{report}"; check '
             "whether any is still pending), the earlier summary's pending tasks"
         )
-    said = [f"{intro}: {prior}", *([done] if done else []), *reported]
+    worked = worked_line(session)  # its items worked on, then other work asked (76 W3)
+    said = [
+        f"{intro}: {prior}",
+        *([done] if done else []),
+        *([worked] if worked else []),
+        *reported,
+    ]
     words = ANSWERED_WITH_JOBS if listed_jobs(session) else ANSWERED  # (blind check 19, W3)
     if not session.requests:  # the request is the earlier summary's (blind check 20, W6)
         words = words.replace(

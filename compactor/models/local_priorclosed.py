@@ -30,6 +30,8 @@ from compactor.facts import Entry, command_of, cut, one_line
 from .local_earlier import INTERRUPTED
 from .local_lost import prior_state
 from .local_priorreport import is_question
+from .local_priorworked import WORKED_HEAD as _WORKED
+from .local_priorworked import worked_heads
 from .local_session import Session
 from .local_supersede import continues
 from .local_text import prior_sections, quote
@@ -185,6 +187,11 @@ def prior_intro(s: Session, pending: str, answered: bool, closed: int, items: in
             "now, whatever the earlier summary says of it); check whether each other item is "
             "still wanted"
         )
+    if answered and worked_heads(s):  # some were asked for and done since (76 W3)
+        return (
+            f"{_USUAL}, written before the work since (which ended with an answer; check "
+            "whether each is still wanted)"
+        )
     if answered:
         return (
             f"{_USUAL}, written before the work since (which ended with an answer: not asked "
@@ -225,7 +232,10 @@ def reasked_items(s: Session) -> str:
     start = _start(s)
     later = [r for r in s.requests if r.index > start and not is_question(r.text)]
     said: list[str] = []
+    worked = worked_heads(s)  # worked on, then other work asked: not wanted now (76 W3)
     for item in _items(prior_sections(s.prior[-1]).get(7, "")):
+        if one_line(_ITEM_RE.sub("", item, count=1))[:_WORKED].casefold() in worked:
+            continue
         head = _head(item)
         terms, words = _terms(head), _words(head)
         for request in reversed(later):  # the latest that asks for it

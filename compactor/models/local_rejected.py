@@ -34,7 +34,7 @@ from compactor.rejections import is_rejection
 from .local_dismissed import own_answer
 from .local_foundnothing import nothing_found_mark
 from .local_lostcalls import LOST_MARK, lost_calls
-from .local_overtaken import carried_out, route_declined, stops_only
+from .local_overtaken import carried_out, reports_done, route_declined, stops_only
 from .local_planmode import changed_plan, judge_plan_changes, plan_change_items
 from .local_question import is_question_call
 from .local_session import PLAN_TOOLS, ErrorFact, Session, once
@@ -155,6 +155,8 @@ def judge_rejected_calls(s: Session) -> None:
         if not calls or not all(c in s.refused for c in calls) or all(c in redone for c in calls):
             continue
         if carried_out(s, e.index, e.text):  # later changes did what it proposed (check 39, W2)
+            continue
+        if reports_done(s, e.index, e.text):  # it reported a change done, proposed none (76 W1)
             continue
         if stops_only(s, [c for c in s.calls if c.id in calls], e.index, e.text):
             continue  # the user stopped a `kill`, not the plan before it (check 39, W2, rule a)

@@ -330,8 +330,34 @@ the same command as plain ``sudo CMD`` (blind check 75 W1/W2)."""
 
 @functools.lru_cache(maxsize=1024)
 def _unquoted(command: str) -> str:
+    if "sudo" in command:  # ``echo PW | sudo -S CMD``: the masker's own recogniser (blind 75 S1)
+        from compactor.secrets.prose import SUDO_PIPE_RE  # here: the module compiles 10 patterns
+
+        command = SUDO_PIPE_RE.sub("sudo", command)
     words = " ".join(command.replace("'", " ").replace('"', " ").split())
     return _SUDO_FLAGS_RE.sub("sudo", words) if "sudo -" in words else words
+
+
+_QUIET_RE = lazy_pattern(r"\s*(?:[0-9]?>>?|&>>?)\s*(?:&[0-9]|/dev/null)(?![\w/])")
+"""A redirection that only silences a stream (``2>/dev/null``, ``2>&1``, ``&>/dev/null``)."""
+_CHAIN_RE = lazy_pattern(r"\s*(?:&&|;|\n)\s*")
+
+
+@functools.lru_cache(maxsize=1024)
+def chain_parts(command: str) -> tuple[str, ...]:
+    """The ``&&``/``;``/line-joined parts of ``command`` as :func:`contains_command` reads them
+    (quotes aside, ``echo PW | sudo -S`` as ``sudo``), each without a redirection that only
+    silences a stream and without a leading ``sudo``; ``()`` when it holds ``||`` (one part
+    runs in place of another). For :mod:`.local_chainfix` (blind check 75 W1)."""
+    if "||" in command:
+        return ()
+    out = []
+    for part in _CHAIN_RE.split(command):
+        bare = _unquoted(_QUIET_RE.sub("", part)) if part.strip() else ""
+        bare = bare[5:] if bare.startswith("sudo ") else bare
+        if bare:
+            out.append(bare)
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=1024)

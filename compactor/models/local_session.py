@@ -180,6 +180,7 @@ class Session:
     harness_errors: list[Entry] = field(default_factory=list)  # ``API Error: 400 …`` texts
     interrupted: Entry | None = None  # the harness's notice that the user interrupted the turn
     aborted: Entry | None = None  # the user's last message, interrupted at once: no request
+    unreadable: bool = False  # ``aborted`` is no readable text, not interrupted (76 N1)
     evaluated: Entry | None = None  # the harness's notice that it evaluates the work (check 20)
     trimmed: dict[int, Entry] = field(default_factory=dict)  # requests without embedded rules
     dirs: dict[str, str] = field(default_factory=dict)  # reading call → the directory it ran in

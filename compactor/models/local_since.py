@@ -20,7 +20,7 @@ from compactor._util import lazy_pattern
 from compactor.facts import Entry, is_reading_call
 
 from .local_session import PLAN_TOOLS, Session
-from .local_text import plural, quote
+from .local_text import call_line, plural, quote
 
 __all__ = ["earlier_outcomes", "since_prior_items", "since_start"]
 
@@ -142,6 +142,8 @@ def earlier_outcomes(session: Session, width: int = _WIDTH) -> list[str]:
             continue  # (an answer that asks the user is a proposal, not an outcome)
         if any(e.results for e in part if e.index > final.index):
             continue  # (a result after it: not the turn's last word)
+        if _overtaken(session, part):
+            return []  # later calls re-ran what it said had failed (blind check 75 W1)
         request = quote(part[0].text, width * 5 // 12)
         calls = sum(len(e.calls) for e in part)
         return [
@@ -150,3 +152,17 @@ def earlier_outcomes(session: Session, width: int = _WIDTH) -> list[str]:
             + _line(request, calls, _RULE_RE.sub("", final.text), width * 2)
         ]
     return []
+
+
+def _overtaken(session: Session, part: list[Entry]) -> bool:
+    """Whether a call after the turn ``part`` fixed one of its failures: its closing words (how
+    it failed, what the user should run) no longer say how it ended (blind check 75 W1: "I
+    can't run sudo from here … Run these three commands" after the agent re-ran them)."""
+    lo, hi = part[0].index, part[-1].index
+    own: set[str] | None = None
+    for err in session.errors:
+        if lo <= err.index <= hi and err.after == "fixed" and err.by:
+            own = {call_line(c, 160) for e in part for c in e.calls} if own is None else own
+            if err.by not in own:
+                return True
+    return False

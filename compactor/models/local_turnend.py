@@ -20,6 +20,7 @@ from .local_cutturn import cut_announcement
 from .local_decisions import announces_step
 from .local_notices import failed_after
 from .local_text import call_line, is_prompt_line
+from .local_unreadable import unreadable_request
 
 if TYPE_CHECKING:
     from .local_session import Session
@@ -39,6 +40,10 @@ def end_turn(s: Session, by_id: dict[str, Call]) -> None:
         s.requests.pop()
         s.aborted, s.interrupted = withdrawn, None
         local.add(withdrawn.index)
+    elif (odd := unreadable_request(s.entries, s.requests)) is not None:  # (blind check 76 N1)
+        s.requests.pop()
+        s.aborted, s.unreadable = odd, True
+        local.add(odd.index)
     if (ev := s.evaluated) is not None and s.requests[-1].index > ev.index:
         s.evaluated = None  # a request came after the evaluation: it is past
     upto = len(s.entries) if s.evaluated is None else s.evaluated.index

@@ -57,6 +57,7 @@ from compactor.facts.noise import CLI_COMMANDS, command_markup, strip_ansi
 from compactor.facts.templates import SLOT_RE
 from compactor.models.local_template import template_quote
 from compactor.models.local_typed import typed_words
+from compactor.models.local_unreadable import unreadable
 from compactor.schema import AgenticMessage, Message
 
 from .claims import Contradiction, contradictions
@@ -274,6 +275,8 @@ def _request_text(e: Entry) -> str | None:
         return None
     if machine_record(text):  # a harness's record (a queued task's registration: check 22)
         return None
+    if unreadable(text):  # binary bytes, control characters: no request (blind check 76 N1)
+        return None
     return text
 
 
@@ -376,13 +379,31 @@ def _haystack(
 ) -> _Haystack:
     """The compacted text, with the original results its placeholders name (``named``)."""
     parts: list[str] = []
-    for i, msg in enumerate(messages):
-        e = entry_of(i, msg)
+    entries = [entry_of(i, msg) for i, msg in enumerate(messages)]
+    for e in entries:
         parts.append(e.text)
         for c in e.calls:
             parts += [c.name, *_call_strings(c)]
         parts += [r.text for r in e.results]
-    return _Haystack("\n".join([*parts, *named]), mask)
+    return _Haystack("\n".join([*parts, *_derived(entries), *named]), mask)
+
+
+def _derived(entries: list[Entry]) -> list[str]:
+    """The texts the items are derived as, derived the same way from the compacted messages: a
+    request as ``/name args`` (not its markup), a result's outcome lines ("The user rejected
+    this call: …"), the user's words in results, the failure lines. A message kept as it was
+    holds them in that form too (blind check 76 N6: an output byte-identical to its input scored
+    96.9, its rejection outcomes and a ``/update-config`` request counted lost)."""
+    calls: dict[str, Call] = {c.id: c for e in entries for c in e.calls if c.id}
+    found: list[str] = []
+    for e in entries:
+        if (text := _request_text(e)) is not None:
+            found.append(clean(_asked(text)))
+        for r in e.results:
+            found += outcome(r, calls.get(r.call_id)).lines
+    found += [clean(w) for w in user_words(entries)]
+    found += failure_lines(entries, _last_rounds)
+    return found
 
 
 def evaluate(

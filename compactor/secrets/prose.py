@@ -20,6 +20,8 @@ summary's :mod:`.shapes` share them):
   its particle or copula (``密码是admin``, ``密码都是…``, ``パスワードは…``, ``비밀번호는 …``,
   ``口令：…``: an ASCII run inside CJK prose is the value), or quoted after any of the words and
   separators (``password is "swordfish"``); and ``sshpass -p X``.
+* :data:`SUDO_PIPE_RE`, :data:`SUDO_HERE_RE`: what ``sudo -S`` reads as its password
+  (``echo 'X' | sudo -S …``, ``printf '%s\n' X | sudo -S …``, ``sudo -S … <<< X``).
 * :data:`MYSQL_SPACED_RE`: ``mysql … -p X`` (the value after a space; ``mysql -pX`` and
   ``-p'X'`` are :mod:`.shapes`' ``PASSWORD_SHAPES``); a plain word there is a database's name.
 
@@ -43,9 +45,14 @@ __all__ = [
     "PROSE_PREFILTERS",
     "PROSE_SPACED_RE",
     "PROSE_TIGHT_RE",
+    "PROSE_WORD_RE",
+    "SUDO_HERE_RE",
+    "SUDO_HINTS",
+    "SUDO_PIPE_RE",
     "WIDE_HINTS",
     "plain_value",
     "secret_looking",
+    "spaced_value",
     "tight_value",
 ]
 
@@ -97,6 +104,51 @@ MYSQL_SPACED_RE = re.compile(
 )
 """``mysql … -p X``: masked only when ``X`` looks like a secret (else a database's name)."""
 
+
+def _one_edit(word: str) -> list[str]:
+    """``word`` and the words one typo away from it (a letter replaced, added, dropped or two
+    swapped) that keep its first three letters; longest first."""
+    abc = "abcdefghijklmnopqrstuvwxyz"
+    out = {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+    out |= {word[:i] + c + word[i + 1 :] for i in range(len(word)) for c in abc}
+    out |= {word[:i] + c + word[i:] for i in range(len(word) + 1) for c in abc}
+    out |= {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    return sorted((w for w in out if w.startswith(word[:3])), key=lambda w: (-len(w), w))
+
+
+PROSE_WORD_RE = re.compile(
+    rf"(?<![A-Za-z0-9_\-./])(?i:{'|'.join(_one_edit('password'))})[ \t]+{_VALUE}{_END}"
+)
+"""A value right after the word ``password`` and a space, no "is" nor ``:`` ("username
+<e-mail> password <value>"), or after the word with one typo ("passwork <value>"): blind check
+75, S2. Masked only when the value looks like a credential (:func:`spaced_value`): "password
+reset", "password manager", "the password field" are prose."""
+PROSE_WORD_HINTS: tuple[str, ...] = ("pas",)
+
+_SUDO_S = (
+    r"sudo(?=(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*S[A-Za-z]*(?![\w\-]))"
+    r"(?:[ \t]+-[A-Za-z]+)+(?![\w\-])"
+)
+"""``sudo`` with flag-only options, one of them ``-S`` (read the password from stdin)."""
+_STDIN_VALUE = (
+    r"(?P<q>['\"])?(?P<secret>(?(q)[^'\"\n\\]{1,100}?|[^\s'\"\\|;&<>()`$]{1,100}))"
+    r"(?:\\n)?(?(q)(?P=q))"
+)
+SUDO_PIPE_RE = re.compile(
+    r"(?<![\w\-])(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+(?P<f>['\"]?)%s(?:\\n)?(?P=f))?)"
+    rf"[ \t]+{_STDIN_VALUE}[ \t]*\|[ \t]*{_SUDO_S}"
+)
+"""``echo 'V' | sudo -S …``, ``echo V | sudo -S``, ``printf '%s\\n' V | sudo -S``, ``printf 'V\\n' |
+sudo -S -k``: ``V`` is the sudo password (blind check 75, S1: a value piped into ``sudo -S`` was
+printed 17 times, the user's message that gave it too). The whole match, up to the flags, reads
+as plain ``sudo`` (:func:`compactor.models.local_retries.contains_command`: the retry of a
+failed ``sudo CMD``); ``echo text | sudo tee F`` (no ``-S``) is no password."""
+SUDO_HERE_RE = re.compile(
+    rf"(?<![\w\-]){_SUDO_S}[^\n|;&<>]{{0,200}}?<<<[ \t]*{_STDIN_VALUE}(?![^\s|;&)])"
+)
+"""``sudo -S CMD <<< V``: the here-string is the sudo password."""
+SUDO_HINTS: tuple[str, ...] = ("sudo",)
+
 PROSE_HINTS: tuple[str, ...] = (
     *("pass", "pwd", "pin", "token", "secret", "api", "credential", "kennwort", "senha"),
     *("contrase", "пароль", "密码", "密碼", "口令", "密钥", "秘钥", "密鑰", "令牌"),
@@ -128,7 +180,8 @@ no secret: "compact!"; ``$``,
 PROSE_PREFILTERS: tuple[str, ...] = (
     rf"{_RUST_LATIN}{_RUST_FOR}{_RUST_SEP}(?:[\"'`“「«]|{_RUST_SECRETISH})",
     rf"{_WIDE}[ \t]*(?:[^ \t\n]{{1,2}}[ \t]*)?[\"'`“「«]?[{_CHARS}]",
-    r"sshpass|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
+    r"sshpass|sudo|(?i-u:mysql|mariadb)[^\n|;&]{0,220}-p",
+    r"(?i-u:pas[a-z]{0,3}(?:w|ord)[a-z]{0,4})[ \t]+[A-Za-z0-9!#$%&*+\-./:=?@^_~]{6}",
 )
 """What every match of the three rules holds, in Rust's ``regex`` syntax (no look-around): a
 superset test (no look-around: a word's bounds are left out)."""
@@ -161,6 +214,27 @@ def secret_looking(value: str) -> bool:
     if "/" in value and (m := _PATH.fullmatch(value)) and (m.group(1) or value.count("/") > 1):
         return False  # ``src/v2/app.py``, ``api/v1/users``
     return not code_reference(value)
+
+
+_ALGORITHM = re.compile(
+    r"(?i:sha|md|aes|rsa|dsa|ecdsa|ed|utf|crc|des|tls|ssl|hs|rs|es|x|base|pbkdf|argon|blake"
+    r"|curve|bcrypt|scrypt|sm|p)[-_]?\d{1,5}[a-z]?"
+    r"|\d{1,4}-?(?i:bits?|bytes?|chars?|characters|digits?|kb|mb|gb)"
+)
+"""``SHA256``, ``AES-128``, ``UTF16``, ``256bit``, ``12-chars``: a scheme's name or a size, not
+a password."""
+
+
+def spaced_value(value: str) -> bool:
+    """A value after ``password`` and only a space (or its typo) that is a credential: 6
+    characters or more, and a digit or a symbol (:func:`secret_looking`) or mixed case inside a
+    word of letters (``hUnterTwo``); not an algorithm's name (``SHA256``)."""
+    if len(value) < 6 or _ALGORITHM.fullmatch(value):
+        return False
+    if secret_looking(value):
+        return True
+    mixed = any(ch.isupper() for ch in value[1:]) and any(ch.islower() for ch in value)
+    return mixed and value.isalpha() and plain_value(value) and not code_reference(value)
 
 
 def tight_value(value: str) -> bool:

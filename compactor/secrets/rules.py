@@ -194,6 +194,11 @@ UNHINTED_RULES: tuple[Rule, ...] = (
     Rule("password", prose.PROSE_TIGHT_RE, prose.tight_value),  # 密码abc123XY (blind 67)
     Rule("password", prose.MYSQL_SPACED_RE, prose.secret_looking),
     Rule("password", prose.PROSE_SPACED_RE, prose.plain_value),  # （密碼 hunter） (blind 71)
+    # the password piped into ``sudo -S`` or given as its here-string (blind 75, S1)
+    Rule("password", prose.SUDO_PIPE_RE, prose.plain_value),
+    Rule("password", prose.SUDO_HERE_RE, prose.plain_value),
+    # "password <value>" with no "is" nor ":", "passwork <value>" (blind 75, S2)
+    Rule("password", prose.PROSE_WORD_RE, prose.spaced_value),
     # what an expect/pexpect script sends to a password prompt; a crypt hash (blind 71, S1/S2)
     Rule("password", PROMPT_ANSWER_RE, lambda v: len(v.strip()) >= 2),
     Rule("password_hash", CRYPT_HASH_RE),
@@ -232,6 +237,9 @@ HINTS: tuple[tuple[str, ...], ...] = (
     prose.WIDE_HINTS,
     prose.MYSQL_HINTS,
     prose.WIDE_HINTS,
+    prose.SUDO_HINTS,
+    prose.SUDO_HINTS,
+    prose.PROSE_WORD_HINTS,
     PROMPT_HINTS,
     CRYPT_HINTS,
     *url_query.URL_HINTS,

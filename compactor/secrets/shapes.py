@@ -31,6 +31,9 @@ from .prose import (
     PROSE_PREFILTERS,
     PROSE_SPACED_RE,
     PROSE_TIGHT_RE,
+    PROSE_WORD_RE,
+    SUDO_HERE_RE,
+    SUDO_PIPE_RE,
 )
 from .rules import SHAPE_RULES, ShapeRule
 from .secret_scan import PREFILTERS, FastScan
@@ -153,7 +156,7 @@ def _scans() -> tuple[FastScan, FastScan, FastScan, FastScan]:
 _SHAPE_REGEXES = frozenset(regex for regex, _, _ in SHAPE_RULES)
 _PROSE_REGEXES = frozenset(
     (PROSE_PLAIN_RE, PROSE_BARE_RE, PROSE_TIGHT_RE, MYSQL_SPACED_RE, PROSE_SPACED_RE)
-)
+) | {SUDO_PIPE_RE, SUDO_HERE_RE, PROSE_WORD_RE}
 """Their own group: prose that names a token or a password ("the token is …") runs these
 three rules, not every shape rule (blind check 52: the bench's summaries hold such prose)."""
 _URL_REGEXES = frozenset(regex for regex, _ in URL_SHAPES)
