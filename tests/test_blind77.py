@@ -82,3 +82,55 @@ def test_a_deploy_whose_service_later_worked_is_to_be_checked_not_owed() -> None
     assert "was done another way" in pending, pending
     text = _migrated(entrypoint=False, later_ok=0)
     assert "Still owed: the deploy `sleep 5 && docker-compose exec" in section(text, 7)
+
+
+_CONFLICT = (
+    '{\n  "success": false,\n  "error": {\n    "code": "CONFLICT",\n'
+    '    "message": "Email already registered"\n  }\n}'
+)
+_NOT_FOUND = (
+    '{\n  "success": false,\n  "error": {\n    "code": "NOT_FOUND",\n'
+    '    "message": "Task not found"\n  }\n}'
+)
+_BAD_JSON = (
+    '{"success": false, "error": {"code": "BAD_REQUEST", '
+    '"message": "Invalid JSON in request body"}}'
+)
+_REGISTER = 'curl -s -X POST localhost:3000/api/auth/register -d \'{"email":"a@b.c"}\' | jq'
+_LOGIN_OK = 'curl -s -X POST localhost:3000/api/auth/login -d \'{"email":"A@B.C"}\' | jq .success'
+
+
+def test_intended_negative_tests_of_an_api_are_no_failed_calls() -> None:
+    """W3 (gr_bench2): "Let's test duplicate email registration:", a curl that answered the
+    expected 409 (exit 0), "Excellent! All error scenarios work correctly": §4 counted it among
+    "18 failed tool calls" and paired it with "Worked around by" a login of another endpoint."""
+    s = Session()
+    s.user("Implement Phase 2 authentication and test it.")
+    s.say("Excellent! Let's test duplicate email registration:")
+    s.bash(_REGISTER, _CONFLICT)
+    s.say("Great! Let's test email case-insensitivity:")
+    s.bash(_LOGIN_OK, "true")
+    s.say("Excellent! All error scenarios work correctly.")
+    text = s.summary()
+    errors = section(text, 4)
+    assert "failed: {" not in errors, errors
+    assert "Worked around by" not in errors, errors
+    assert "set out to test an error case" in errors, errors
+    assert "(1 failed)" not in text
+
+
+def test_an_error_answer_the_assistant_goes_on_to_fix_stays_a_failure() -> None:
+    """The same turn: "The delete works correctly (returns 404). Let me fix the update test:"
+    accepts the DELETE's 404 (the sentence names it) and not the PUT's bad-JSON answer."""
+    s = Session()
+    s.user("Implement Phase 2 authentication and test it.")
+    s.say("Let's test updating and deleting cross-user tasks:")
+    s.bash("curl -s -X PUT localhost:3000/api/tasks/2c05 -d '{bad'", _BAD_JSON)
+    s.bash("curl -s -X DELETE localhost:3000/api/tasks/2c05 -w 'Status: %{http_code}'",
+           "Status: 404")  # fmt: skip
+    s.say("The delete works correctly (returns 404). Let me fix the update test:")
+    s.bash("curl -s -X PUT localhost:3000/api/tasks/2c05 -d '{}'", _NOT_FOUND)
+    s.say("Perfect! Now let's test some validation errors:")
+    errors = section(s.summary(), 4)
+    assert "Invalid JSON in request body" in errors and "BAD_REQUEST" in errors, errors
+    assert "DELETE localhost:3000/api/tasks/2c05 -w 'Status: %{http_code}' failed" not in errors
