@@ -134,3 +134,39 @@ def test_an_error_answer_the_assistant_goes_on_to_fix_stays_a_failure() -> None:
     errors = section(s.summary(), 4)
     assert "Invalid JSON in request body" in errors and "BAD_REQUEST" in errors, errors
     assert "DELETE localhost:3000/api/tasks/2c05 -w 'Status: %{http_code}' failed" not in errors
+
+
+def _sub_agent(prompt: str) -> str:
+    """A sub-agent's own file (every record ``isSidechain``), its prompt first when given."""
+    s = Session()
+    if prompt:
+        s.user(prompt)
+    s.say("I'll implement Phase 2: Authentication by following the plan exactly.")
+    s.call("Read", {"file_path": "/app/.claude/plans/phase-2-authentication.md"}, "# Phase 2")
+    s.say("Phase 2 is implemented.")
+    for rec in s.records:
+        rec["isSidechain"] = True
+    return s.summary()
+
+
+def test_a_sub_agent_file_states_the_task_it_was_given() -> None:
+    """N1 (gr_bench1–3): a sub-agent's transcript holds no user message; §1 said "No request
+    from the user". Its first turn and the file it read first state the task; when the file
+    holds the parent's prompt, that prompt is the task, not the user's words."""
+    intent = section(_sub_agent(""), 1)
+    assert "No request from the user in this part" not in intent, intent
+    assert "sub-agent's transcript" in intent, intent
+    assert "The task this sub-agent was given, as its first turn states it: \"I'll implement" in (
+        " ".join(intent.split())
+    )
+    assert "phase-2-authentication.md" in intent, intent
+    intent = " ".join(section(_sub_agent("Implement Phase 2 (authentication)."), 1).split())
+    assert 'the task this sub-agent was given: "Implement Phase 2 (authentication)."' in intent
+    assert "not the user's words" in intent, intent
+
+
+def test_a_main_session_without_requests_is_no_sub_agent() -> None:
+    s = Session()
+    s.say("Resuming the work.")
+    intent = section(s.summary(), 1)
+    assert "sub-agent" not in intent and "No request from the user in this part" in intent
