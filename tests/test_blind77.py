@@ -170,3 +170,40 @@ def test_a_main_session_without_requests_is_no_sub_agent() -> None:
     s.say("Resuming the work.")
     intent = section(s.summary(), 1)
     assert "sub-agent" not in intent and "No request from the user in this part" in intent
+
+
+def _dev_server(kill: str, description: str) -> str:
+    """``npm run dev`` started in the background, then ``kill`` after "stop the dev server"."""
+    s = Session()
+    s.user("Add authentication and test it against the dev server.")
+    s.call(
+        "Bash",
+        {"command": "npm run dev 2>&1 | head -20", "description": "Start dev server",
+         "run_in_background": True},
+        "Command running in background with ID: 192c5a",
+    )  # fmt: skip
+    s.call("Bash", {"command": "curl -s localhost:3000/health"}, '{"status":"ok"}')
+    s.say("Perfect! All tests pass. Now let me stop the dev server:")
+    s.call("Bash", {"command": kill, "description": description}, "")
+    s.say("Phase 2 is complete: authentication works.")
+    return s.summary()
+
+
+def test_a_kill_by_pattern_that_may_miss_the_job_is_one_judgement() -> None:
+    """N2 (gr_bench2): ``pkill -f "tsx watch" || true`` after ``npm run dev`` (id 192c5a):
+    §7/§9 said the job was still running, §8 that the pkill "left [the service] stopped"."""
+    text = _dev_server('pkill -f "tsx watch" || true', "Stop dev server")
+    pending, work = (" ".join(section(text, n).split()) for n in (7, 8))
+    assert "may still be running (a pkill by pattern may not have matched it" in pending, pending
+    assert "Background job still running" not in pending, pending
+    assert "the service was left stopped" not in work, work
+    assert "192c5a) is possibly still running (a pkill by pattern may not have matched it)" in (
+        work
+    )
+    assert "Background job still running" not in section(text, 9)
+
+
+def test_a_kill_by_pattern_that_matches_the_job_ends_it() -> None:
+    text = _dev_server('pkill -f "npm run dev" || true', "Stop dev server")
+    assert "may not have matched it" not in text
+    assert "Background job still running" not in section(text, 7)
