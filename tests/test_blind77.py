@@ -207,3 +207,25 @@ def test_a_kill_by_pattern_that_matches_the_job_ends_it() -> None:
     text = _dev_server('pkill -f "npm run dev" || true', "Stop dev server")
     assert "may not have matched it" not in text
     assert "Background job still running" not in section(text, 7)
+
+
+def test_an_api_error_worked_around_by_a_retry_is_no_expected_answer() -> None:
+    """gr_bench1: a create-task call answered "Invalid token format", a retry with the token
+    inlined worked, and then "Perfect! The API is working.": that was the retry's success, not
+    an error the assistant set out to get."""
+    s = Session()
+    s.user("Deploy the API with Docker and check it.")
+    s.say("Let me simplify the test:")
+    s.bash(
+        "curl -s localhost:3000/api/auth/login > /tmp/login.json && curl -s -X POST "
+        'localhost:3000/api/tasks -H "Authorization: Bearer $(cat /tmp/token.txt)"',
+        '{"success":false,"error":{"code":"UNAUTHORIZED","message":"Invalid token format"}}',
+    )
+    s.bash("cat /tmp/login.json", '{"success":true,"data":{"token":"abc"}}')
+    s.bash(
+        "curl -s -X POST localhost:3000/api/tasks -H 'Authorization: Bearer abc'",
+        '{"success":true,"data":{"id":"9b00"}}',
+    )
+    s.say("Perfect! The API is working. Now let me check the container status.")
+    errors = section(s.summary(), 4)
+    assert "expected answer" not in errors and "set out to test" not in errors, errors

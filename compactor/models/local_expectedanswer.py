@@ -182,7 +182,9 @@ def judge_expected_answers(s: Session, items: Sequence[Message | AgenticMessage]
         status = m.group(1) if (m := _STATUS_RE.search(lines[0])) and "{" not in lines[0] else ""
         starts = starts or [e.index for e in s.entries]
         after = _words_after(s, items, starts, err.index)
-        said = _accepted(after, status)
+        # worked around by another call: only a test set out to get the error (its next words
+        # may follow that other call: "The API is working" after a retry that worked)
+        said = "" if err.after == "worked around by" else _accepted(after, status)
         if not said and after and _DOUBTS_RE.search(after[0]) is None:
             calls = calls or {c.id: c for c in s.calls}
             led = _led_in(s, starts, err, calls)
