@@ -141,6 +141,12 @@ PERMISSION_MODE_KEY = "_compactor_permission_mode"
 ``plan``, ``default``, ``acceptEdits``, ...). Read by the summarizer (a session in ``plan`` mode
 must present its plan for approval before editing); never written back."""
 
+SIDECHAIN_FILE_KEY = "_compactor_sidechain_file"
+"""Key in ``extra`` of a history's first message: every record of the file is a sub-agent's
+(Claude Code's ``agent-*.jsonl``, each record ``isSidechain``), so its first user message is the
+task the parent agent gave it, not the user's words, and a file without one holds no task at
+all (blind check 77 N1). Read by the summarizer; never written back."""
+
 HARNESS_TEXT_KEY = "_compactor_harness_text"
 """Key in ``extra`` of a tool-result record's message whose text blocks the harness wrote beside
 the results (Claude Code's "Tool loaded."; blind check 60 W2): never the user's words."""

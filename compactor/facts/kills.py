@@ -28,7 +28,7 @@ from .commands import command_of, shell_words
 from .outcomes import outcome
 from .text import Call, Entry, cut, one_line
 
-__all__ = ["MAYBE", "kill_ends", "later_kill", "later_report", "later_use"]
+__all__ = ["MAYBE", "kill_ends", "later_kill", "later_report", "later_use", "pattern_kills"]
 
 MAYBE = "may still be running"
 """How a job a later kill named only by its port is described."""
@@ -163,6 +163,11 @@ _PATTERN_KILL_RE = lazy_pattern(r"\b(?:pkill|killall)\b[^\n;&|]*")
 _VALUE_FLAGS = frozenset(
     "-u -U -g -G -P -s -t -n --signal -signal --user --group --session".split()
 )
+
+
+def pattern_kills(line: str, command: str) -> bool:
+    """Whether a ``pkill``/``killall`` in ``line`` matches a process of ``command``."""
+    return _pattern_kills(line, command)
 
 
 def _pattern_kills(line: str, command: str) -> bool:

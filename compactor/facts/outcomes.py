@@ -61,9 +61,13 @@ _NOT_FOUND_RE = lazy_pattern(
     r"|out of memory|killed)"
 )
 _COUNT_FIELD_RE = lazy_pattern(
-    r"(?i:failed|failures?)(?:[ \t]+[\w()/-]+){1,3}[ \t]*[:=][ \t]*\d[\d,.]*[ \t]*%?$"
+    r"(?i:failed|failures?)(?:(?:[ \t]+[\w()/-]+){1,3}[ \t]*[:=][ \t]*\d[\d,.]*"
+    r"|[ \t]*[:=]?[ \t]*0+(?:[.,]0+)?(?!\w|[.,]\d))[ \t]*%?"
+    r"(?:[ \t]*[|,;][^\n]*)?$"
 )
-"""A count in output data (``failed txs: 2``, ``Failed requests: 0``): no failure of the call."""
+"""A count in output data (``failed txs: 2``, ``Failed requests: 0``), or a count of zero beside
+the failure word (a test script's summary ``Failed: 0``, ``failures: 0 | Total: 7``; blind check
+77 W2: a 7/7 suite was called failed): no failure of the call."""
 _LEVEL_FIELD_RE = lazy_pattern(
     r"[A-Za-z][\w -]{0,30}:\s*\**(?:ERROR|FATAL|PANIC|CRITICAL)\**(?:\s*\([^)]{0,20}\))?$"
 )

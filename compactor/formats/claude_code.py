@@ -55,6 +55,7 @@ from compactor._json import JsonObject, JsonValue
 from compactor.errors import TranscriptError
 from compactor.schema import (
     CONTENT_TYPE_KEY,
+    SIDECHAIN_FILE_KEY,
     SKILL_BODY_KEY,
     AgenticMessage,
     Block,
@@ -358,6 +359,8 @@ class ClaudeCodeFormat:
             from ._claude_sidechain import note_subagent_tools
 
             note_subagent_tools(lines, messages)
+        elif messages and steps and all(lines[i].obj.get("isSidechain") is True for i in steps):
+            messages[0].extra[SIDECHAIN_FILE_KEY] = True  # a sub-agent's own file (77 N1)
         for idx, body in reader.last_line_of.items():
             if body.get("model") != "<synthetic>" and not preserved.intersection(
                 reader.origin[idx]

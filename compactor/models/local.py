@@ -89,6 +89,7 @@ from .local_statusdate import dated_status
 from .local_statusquote import status_quote
 from .local_stops import IN_FLIGHT, flight_items, guard_overwrite, in_flight_step, stopped_after
 from .local_subfiles import shell_made
+from .local_subtask import subagent_task_lines
 from .local_tail import TAIL, modelled_pair
 from .local_tasklist import active_items, open_items, stale_note, task_items
 from .local_template import template_quote
@@ -207,7 +208,7 @@ def _analysis(s: Session, lim: Limits) -> str:
 
 
 def _intent(s: Session, lim: Limits) -> str:
-    lines: list[str] = []
+    lines: list[str] = subagent_task_lines(s, lim.item)  # a sub-agent's own file (77 N1)
     if s.requests:
         lines += session_request_lines(s, lim.item, lim.items, lim.reply)
         lines += filter(None, [answers_since(s, lim.item)])  # AskUserQuestion (blind check 13)
@@ -217,7 +218,7 @@ def _intent(s: Session, lim: Limits) -> str:
             lines.append(bullets([cut(r, lim.item) for r in rules[: lim.items]]))
     elif s.prior:
         lines.append(earlier_ask_line(s, lim.item * 2))  # or "Continues the work …"
-    else:
+    elif not lines:
         lines.append("   No request from the user in this part of the conversation.")
     prior = _prior_excerpt(s, 1, lim.prior)
     if prior:

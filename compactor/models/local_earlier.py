@@ -20,6 +20,7 @@ from compactor.schema import (
     EARLIER_CALLS_KEY,
     INTERRUPTED_BEFORE_KEY,
     PERMISSION_MODE_KEY,
+    SIDECHAIN_FILE_KEY,
     AgenticMessage,
     Message,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "INTERRUPTED",
     "JOBS",
     "MODE",
+    "SUBAGENT",
     "earlier_line",
     "earlier_said",
     "earlier_seed",
@@ -50,6 +52,10 @@ MODE = "permission mode"
 INTERRUPTED = "interrupted before"
 """Key of :attr:`Session.earlier`: the user interrupted the last turn before the harness's own
 compaction (:data:`~compactor.schema.INTERRUPTED_BEFORE_KEY`, blind check 33 W5)."""
+
+SUBAGENT = "sub-agent file"
+"""Key of :attr:`Session.earlier`: the file is a sub-agent's own transcript
+(:data:`~compactor.schema.SIDECHAIN_FILE_KEY`, blind check 77 N1)."""
 
 _LOOK = 64
 """The note is on the history's first message: only the first messages are looked at."""
@@ -114,6 +120,8 @@ def _note_marks(s: Session, items: Sequence[Message | AgenticMessage]) -> None:
         s.earlier[MODE] = mode
     if any(m.extra.get(INTERRUPTED_BEFORE_KEY) for m in items[:_LOOK] if m.extra):
         s.earlier[INTERRUPTED] = "yes"
+    if items and items[0].extra and items[0].extra.get(SIDECHAIN_FILE_KEY):
+        s.earlier[SUBAGENT] = "yes"
 
 
 def earlier_said(s: Session) -> str:

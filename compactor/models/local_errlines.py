@@ -18,7 +18,7 @@ from compactor.facts.bounded import is_startup_noise
 from compactor.facts.commands import is_reading_call
 from compactor.facts.killreport import own_kill_report
 from compactor.facts.masked import masked_lines
-from compactor.facts.noise import is_warning
+from compactor.facts.noise import is_warning, strip_ansi
 from compactor.facts.outcomes import error_lines, scan_window
 from compactor.facts.reads import is_subagent, only_reads
 
@@ -45,7 +45,10 @@ def _printed(text: str) -> tuple[list[str], int]:
     """(the first few distinct error lines of ``text``, how many error lines it has)."""
     seen: dict[str, None] = {}
     count = 0
-    for _, line in error_lines(scan_window(text)):
+    window = scan_window(text)
+    if "\x1b" in window:  # colour codes off: ``Failed: \x1b[31m0`` is a count (77 W2)
+        window = strip_ansi(window)
+    for _, line in error_lines(window):
         if is_warning(line) or is_startup_noise(line):  # a login shell's start-up error: noise
             continue  # a warning: the call went on (as compactor.facts.outcome reads it)
         count += 1

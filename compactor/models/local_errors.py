@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from compactor.facts import STOPPED, cut
 
-from .local_again import failed_word
+from .local_again import EXPECTED_ANSWER, failed_word
 from .local_configfix import via_line
 from .local_dialogue import resolved
 from .local_errlines import each_error, no_errors_items, read_error_items
@@ -63,8 +63,12 @@ def errors_section(s: Session, lim: Limits) -> str:
         # the failures still open first, then the latest ones
         ranked = sorted(range(len(groups)), key=lambda i: (resolved(groups[i][-1].after), -i))
         keep = sorted(ranked[:cap])
+        answers = sum(err.after == EXPECTED_ANSWER for err in s.errors)  # (blind check 77 W3)
+        counted = f"{len(s.errors) - answers} failed tool calls" + (
+            f" and {answers} error answers the assistant meant to get" if answers else ""
+        )
         items.append(
-            f"{len(s.errors)} failed tool calls; {cap} of {len(groups)} kinds shown "
+            f"{counted}; {cap} of {len(groups)} kinds shown "
             "(the unfixed ones first, then the latest):"
         )
         groups = [groups[i] for i in keep]

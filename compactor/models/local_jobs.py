@@ -18,6 +18,7 @@ from compactor.facts.teams import teammate_end, teammates
 
 from .local_abandoned import ABANDONED, abandoned
 from .local_earlier import BEFORE, earlier_seed
+from .local_pkillmaybe import aimed_kill
 from .local_seenjobs import add_seen_servers
 from .local_session import Background, Session
 
@@ -150,8 +151,15 @@ def judge_killed(s: Session) -> None:
             how = _exited_after(s, bg)
         if (not how or how.startswith(MAYBE)) and bg.key and bg.key != bg.command:
             how = earlier_run(_process(s, bg.index), last_process(s.entries)) or how
+        if not how and (aimed := aimed_kill(s, bg, command, _others(s, bg))):
+            how = f"{MAYBE} ({aimed})"  # `pkill -f "tsx watch"` after `npm run dev` (77 N2)
         if how:
             bg.finished = how
+
+
+def _others(s: Session, bg: Background) -> list[str]:
+    """The commands of the session's other jobs."""
+    return [_full_command(s, b) for b in s.background.values() if b is not bg]
 
 
 def _process(s: Session, index: int) -> str:
@@ -297,12 +305,14 @@ def idle_step(s: Session) -> str:
     (:data:`MAYBE`: a kill named only their port, the user ended the session with ``/exit``);
     ``""`` when none does."""
     wait = "   None for now: the last request was answered; wait for the user's next message."
-    if running := [b.key or b.command for b in s.running]:
-        return (
-            f"{wait} Background jobs it started are still running ({', '.join(running[:4])}): "
-            "check on them before starting anything like them again."
-        )
     listed = listed_jobs(s)
+    if running := [b.key or b.command for b in s.running]:
+        maybe = [b.key or b.command for b in listed if b.finished.startswith(MAYBE)]
+        also = f"; {', '.join(maybe[:4])} may be too (section 7)" if maybe else ""  # (77 N2)
+        return (
+            f"{wait} Background jobs it started are still running ({', '.join(running[:4])}"
+            f"{also}): check on them before starting anything like them again."
+        )
     if maybe := [b.key or b.command for b in listed if not b.finished.startswith(POLLED)]:
         return (
             f"{wait} Background jobs it started may still be running ({', '.join(maybe[:4])}; "

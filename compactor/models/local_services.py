@@ -34,6 +34,7 @@ from compactor.facts import Call, cut, exit_code, shell_words
 from compactor.facts.commands import exit_one_program
 from compactor.facts.shellwrap import inner_command
 
+from .local_pkillmaybe import PKILL_MAYBE, maybe_jobs
 from .local_session import Session
 from .local_text import code
 
@@ -198,6 +199,16 @@ def service_items(s: Session, width: int) -> list[str]:
         many = len({n for st in _steps(_command(c)) if st.state for n in st.names}) > 1
         what = "the services were" if many else "the service was"
         undo = " or ".join(_UNDO[x] for x in state.split(" and "))
+        maybe = maybe_jobs(s, _command(c))  # its pattern matched no job aimed at (77 N2)
+        if maybe:
+            jobs = ", ".join(f"{code(cut(b.command, 60))}" + (f" (id {b.key})" if b.key and
+                             b.key != b.command else "") for b in maybe)  # fmt: skip
+            lines.append(
+                f"{code(cut(_command(c), width))} (succeeded): what it matched, if anything, was "
+                f"left stopped; background job {jobs} is possibly still running "
+                f"({PKILL_MAYBE}): check it"
+            )
+            continue
         lines.append(
             f"{code(cut(_command(c), width))} (succeeded): {what} left {state}; nothing {undo} "
             f"{'them' if many else 'it'} again"
