@@ -13,7 +13,11 @@ real run of the same command (a retry: :func:`.local_retries.retries`) that succ
 no dry run: section 4 names that one; without one the failure is :data:`DRY_ONLY`, still open.
 And when a later failure's error line holds the failure's permission cause at a service
 ("Missing Access", "403", "Forbidden", "access denied", "Unauthorized") after the fix, the failure
-is not fixed: section 4 says a later call failed too, for the same cause.
+is not fixed: section 4 says a later call failed too, for the same cause — unless that later
+failure was itself fixed, or a run of either command succeeded after it: the cause did not stay
+(blind check 78 W3, sh_steam: a query of one connection fixed by naming regions in the config, a
+query of another connection failing with the same 403 and fixed the same way, and the first
+read "Not fixed: a later … failed too (the same cause came back: 403)").
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ command's: it stays until someone grants it. (A sandbox's "Operation not permitt
 "permission denied" is the call's own: an escalated re-run gets past it, and a later call's
 refusal is another matter — the shared soul-grant rollout.)"""
 _SCAN = 20_000
+_FIXED = ("fixed", "fixed by editing")
 
 
 def dry_run(call: Call, result: Result | None) -> bool:
@@ -136,9 +141,21 @@ def _cause_back(s: Session, err: ErrorFact, since: int) -> None:
          if e.index > since and e is not err and any(low in x.lower() for x in e.outcome.lines)),
         None,
     )  # fmt: skip
-    if again is not None:
+    if again is not None and not _passed(s, err, again):
         err.after, err.by = "failed again", again.call[:160]
         err.why = f"the same cause came back: {cut(cause, 60)}"
+
+
+def _passed(s: Session, err: ErrorFact, again: ErrorFact) -> bool:
+    """Whether the cause ``again`` failed with did not stay: ``again`` was fixed, or a later run
+    of its command or of ``err``'s succeeded."""
+    if again.after in _FIXED:
+        return True
+    return any(
+        c.index > again.index and c.id in s.answered and c.id not in s.failed_calls
+        and (retries(err.signature, sig := signature(c)) or retries(again.signature, sig))
+        for c in s.calls
+    )  # fmt: skip
 
 
 def _failed_call(s: Session, err: ErrorFact) -> Call | None:

@@ -11,7 +11,14 @@ tool on the same target).
 ``old_string``, or adds one of the lines the failed edit added, or removes one it removed (a
 pure deletion retried with another anchor: blind check 74's se_drain), or is a write of the file
 whose content holds the failed edit's new text. A failed call that is no string edit (a write, a
-patch, another tool) is not judged here."""
+patch, another tool) is not judged here.
+
+Blind check 78 W1 (sh_sst): an edit that failed ("String to replace not found", "No changes to
+make") is usually retried with another ``old_string`` and other lines; the successful retry was
+judged unrelated and a later *rejected* edit of the file became the verdict ("Not fixed: the
+user rejected a later Edit"). So the edit of the file that comes next (``next_one``: no other
+edit and no new user request between) is the retry, and so is one that adds a distinctive token
+the failed edit added (an identifier, a key: tokens, not only whole lines)."""
 
 from __future__ import annotations
 
@@ -26,6 +33,9 @@ _CONTENT = ("content", "file_text")
 _LEAD_RE = lazy_pattern(r"^[\W_]+")
 _LINE = 6
 """A changed line this long or longer (stripped) tells an edit apart; ``}``, ``fi`` do not."""
+_TOKEN_RE = lazy_pattern(r"[A-Za-z_$][\w$-]*(?:[./][\w$-]+)*")
+_TOKEN = 6
+"""A token this long or longer tells an edit apart (``blockPublicAcls``); ``true`` does not."""
 
 
 def edit_pairs(args: JsonObject) -> list[tuple[str, str]]:
@@ -54,11 +64,18 @@ def _added(old: str, new: str) -> set[str]:
     }
 
 
-def related_edit(failed: JsonObject, later: Call) -> bool:
-    """Whether the succeeding ``later`` call is the failed edit (arguments ``failed``) again."""
+def _tokens(old: str, new: str) -> set[str]:
+    """The distinctive tokens ``new`` holds that ``old`` lacks."""
+    before = set(_TOKEN_RE.findall(old))
+    return {t for t in _TOKEN_RE.findall(new) if len(t) >= _TOKEN and t not in before}
+
+
+def related_edit(failed: JsonObject, later: Call, next_one: bool = False) -> bool:
+    """Whether the ``later`` call is the failed edit (arguments ``failed``) again; ``next_one``:
+    it is the next edit after the failure, with no new user request between."""
     mine = edit_pairs(failed)
-    if not mine:
-        return True  # no string edit: the retry test alone decides
+    if not mine or next_one:
+        return True  # no string edit: the retry test alone decides; the next edit retries it
     args = later.args
     content = next((v for k in _CONTENT if isinstance(v := args.get(k), str)), None)
     if content is not None:  # a write of the whole file
@@ -70,4 +87,7 @@ def related_edit(failed: JsonObject, later: Call) -> bool:
         return True
     added = set().union(*(_added(o, n) for o, n in theirs))
     removed = set().union(*(_added(n, o) for o, n in theirs))
-    return any(_added(old, new) & added or _added(new, old) & removed for old, new in mine)
+    if any(_added(old, new) & added or _added(new, old) & removed for old, new in mine):
+        return True
+    tokens = set().union(*(_tokens(o, n) for o, n in theirs))
+    return any(_tokens(old, new) & tokens for old, new in mine)

@@ -12,7 +12,7 @@ fix by another command held: the last run of the failed command decides.
 from __future__ import annotations
 
 from compactor._json import JsonObject
-from compactor.facts import STOPPED, Call, Outcome, Result, command_of
+from compactor.facts import STOPPED, Call, Entry, Outcome, Result, command_of
 from compactor.facts.filteredrun import hides_errors
 from compactor.facts.masked import reran
 from compactor.facts.wrappedread import is_wrapped_read
@@ -33,19 +33,35 @@ _RETRY_WINDOW = 64  # a retry is looked for among the last this-many unfixed err
 _REFUSED = "The user rejected this call"  # how compactor.facts.outcome says so
 _BY = 160
 _SAME = 120
+_CONTENT = ("content", "file_text")
 
 
 class Failures:
     """The session's failed calls (``errors``, ``failed_calls``: the :class:`.Session`'s own
     list and set) and the state that judges them while the walk goes on."""
 
-    def __init__(self, errors: list[ErrorFact], failed_calls: set[str]) -> None:
+    def __init__(
+        self, errors: list[ErrorFact], failed_calls: set[str], requests: list[Entry]
+    ) -> None:
         self.errors, self.failed_calls = errors, failed_calls
+        self.requests = requests  # the session's user requests so far (the walk's own list)
         self.stages = Stages()  # restores and build stages
         self.unfixed: list[ErrorFact] = []
         self.again = FailedAgain()  # a failure's later failing retries (BENCH45 W4)
         self.chains = Chains()  # a failed `A && B` whose parts later calls ran (blind 75 W1)
-        self.edits: dict[int, JsonObject] = {}  # a failed string edit's arguments (75 N3)
+        self.edits: dict[int, tuple[JsonObject, int]] = {}  # a failed edit's arguments (75 N3)
+        self.edit_count = 0  # the edits seen so far (the next one retries a failed one: 78 W1)
+
+    def _related(self, err: ErrorFact, call: Call) -> bool:
+        """Whether ``call`` may retry ``err`` as an edit: ``err`` is no failed string edit, or
+        ``call`` relates to it (:func:`.related_edit`; the next edit, no request between)."""
+        if id(err) not in self.edits:
+            return True
+        args, count = self.edits[id(err)]
+        return related_edit(args, call, count == self.edit_count and not self._asked_since(err))
+
+    def _asked_since(self, err: ErrorFact) -> bool:
+        return bool(self.requests) and self.requests[-1].index > err.index
 
     def failure(self, call: Call, oc: Outcome, index: int, reading: bool) -> None:
         sig, by = signature(call), ""  # by: the call's line, made once (not once an error)
@@ -60,6 +76,7 @@ class Failures:
             if (
                 old.signature[0] == sig[0] and old.index < index
                 and retries(old.signature, sig) and retry_tied(old, sig, index)  # (BENCH46 W1)
+                and self._related(old, call)  # another change of the file (78 W1)
             ):  # fmt: skip
                 old.after, old.by, old.why = after, (by := by or call_line(call, _BY)), why
                 self.again.link(old, err)
@@ -71,7 +88,10 @@ class Failures:
         if sig[0] == "shell" and not stopped:
             self.chains.failed(err, call)
         elif edit_pairs(call.args):
-            self.edits[id(err)] = call.args
+            self.edit_count += 1
+            self.edits[id(err)] = (call.args, self.edit_count)
+        elif _edits(call):
+            self.edit_count += 1
 
     def success(self, call: Call, r: Result, index: int, reading: bool) -> None:
         sig, fixed, by, job, piped = signature(call), False, "", None, None
@@ -86,7 +106,7 @@ class Failures:
                 (
                     retries(err.signature, sig)
                     and retry_tied(err, sig, index)  # (41 W8)
-                    and (id(err) not in self.edits or related_edit(self.edits[id(err)], call))
+                    and self._related(err, call)
                 )
                 or self.stages.fixes(err, sig, r.text)
             ):  # the same job: `dotnet test` builds (local_stages)
@@ -113,6 +133,8 @@ class Failures:
                 err.after, err.by, err.why = "fixed", by, ""  # not an earlier verdict's why
                 self.again.fixed(err, by)  # and the failures it retried (BENCH45 W4)
                 fixed = True
+        if _edits(call):
+            self.edit_count += 1
         if (
             sig[0] == "shell"
             and not waited_out(r.text)
@@ -137,6 +159,12 @@ class Failures:
                 if call.index > err.index and retries(err.signature, signature(call)):
                     err.after, err.by = "retry pending", call_line(call, _BY)
                     break
+
+
+def _edits(call: Call) -> bool:
+    """Whether ``call`` is a string edit or a write of a whole file."""
+    args = call.args
+    return bool(edit_pairs(args)) or any(isinstance(args.get(k), str) for k in _CONTENT)
 
 
 def judge_last_runs(errors: list[ErrorFact]) -> None:

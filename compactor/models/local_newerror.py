@@ -14,6 +14,11 @@ same command (:func:`compactor.facts.samecommand.core_command`: a wrapper, ``cd`
 assignments or a runner aside) whose error is another one (neither error line holds the other,
 numbers aside) supersedes it; what came after that rerun is the rerun's own story. A rerun that
 the user stopped or rejected, or that failed with the same error, settles nothing.
+
+Blind check 78 W2 (sh_whichkey): ``cd ~/x && …`` and ``cd /home/u/x && …`` both failed with
+"ERROR: cd to '<path>' was blocked …", the paths differing; section 4 said the rerun "got past
+this error, then failed with another". The errors compare with quoted text, paths and ids
+(hex, UUIDs) aside, as numbers were already.
 """
 
 from __future__ import annotations
@@ -34,7 +39,14 @@ _OPEN = ("", "failed again", "interrupted")
 """Verdicts a later rerun's new error overrides: none, failed again, a later call refused."""
 _ENDED = (STOPPED, "The user rejected")
 _DIGITS_RE = lazy_pattern(r"\d+")
+_VARIABLE_RE = lazy_pattern(
+    r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`"  # a quoted name, path or value
+    r"|(?<![\w/~.])[~.]?/[^\s'\",;:)]*"  # a path
+    r"|[\w.-]*/[\w.-]*/[^\s'\",;:)]*"  # a relative path with two separators
+    r"|\b[0-9a-f]{8,}(?:-[0-9a-f]{4,})*\b"  # an id: a hash, a UUID
+)
 _ERROR_CHARS = 200
+_WORDS = 12  # letters an error line keeps, paths aside, to be compared without them
 
 
 def _command(err: ErrorFact) -> str:
@@ -42,7 +54,12 @@ def _command(err: ErrorFact) -> str:
 
 
 def _plain(line: str) -> str:
-    return " ".join(_DIGITS_RE.sub("#", line.casefold()).split())
+    """The error line with its paths, quoted names, ids and numbers made alike."""
+    folded = line.casefold()
+    alike = _VARIABLE_RE.sub("…", folded)
+    if sum(c.isalpha() for c in alike) < _WORDS:  # the line is little but a path: keep it
+        alike = folded
+    return " ".join(_DIGITS_RE.sub("#", alike).split())
 
 
 def _other_error(first: ErrorFact, later: ErrorFact) -> bool:

@@ -223,7 +223,7 @@ class _Builder:
         self.by_name: dict[str, list[str]] = {}
         self.named = NamedPaths()  # the latest absolute path named for a base name
         self.places = Places()  # moves
-        self.failures = Failures(self.s.errors, self.s.failed_calls)  # and what fixed them
+        self.failures = Failures(self.s.errors, self.s.failed_calls, self.s.requests)  # and fixes
         self.memo: dict[str, list[tuple[int, str]]] = {}  # scored_once's
         self.early: dict[str, Result] = {}  # results written before their call (49 W3)
 
