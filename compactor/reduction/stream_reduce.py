@@ -76,8 +76,8 @@ class _Pass:
     def has_user_words(self, r: StreamResult) -> bool:
         """:func:`carries_user_words` of ``r``'s text (for a result the scan did not keep, the
         scan's answer: its line is not read again)."""
-        if r.message is None and r.text is None:
-            return r.user  # tested when the scan read its line
+        if r.message is None:  # a plain result: its text, else the scan's answer
+            return r.user if r.text is None else carries_user_words(r.text)
         return carries_user_words(self.text(r)[0])
 
     def chars(self, r: StreamResult) -> int | None:
@@ -102,7 +102,10 @@ class _Pass:
 
     def likely(self, r: StreamResult) -> str | None:
         """The address :meth:`store` most likely gives ``r`` when cleared (nothing is written)."""
-        return likely_where(self.reduction.config.backend, self.expected(r, "clear"))
+        backend = self.reduction.config.backend
+        if isinstance(backend, FileOffload):  # likely_where() of its longest_path(), directly
+            return backend.likely_path("clear", r.call_id)
+        return likely_where(backend, self.expected(r, "clear"))
 
     def frees(self, r: StreamResult, text: str) -> int:
         """The tokens replacing ``r``'s result by ``text`` would free, as :meth:`replace`
