@@ -81,8 +81,9 @@ def may_start(text: str) -> bool:
     if len(text) > MAX_START_CHARS:
         return False
     low = text.lower()
-    named = "id" in low or "task " in low or "job " in low or "shell " in low  # (check 51, W2)
-    return named and any(word in low for word in _HINTS)
+    if "id" not in low and "task " not in low and "job " not in low and "shell " not in low:
+        return False  # no id named (check 51, W2)
+    return any(map(low.__contains__, _HINTS))  # (a generator: half of this test's time)
 
 
 def started_ids(text: str) -> list[str]:

@@ -134,6 +134,11 @@ class FileOffload:
         without creating anything."""
         return f"{self._root}/{kind}/{self._file_name(call_id)}-{'0' * 12}"
 
+    def likely_path(self, kind: OffloadKind, call_id: str) -> str:
+        """The path :meth:`save` gives ``call_id``'s result when its name is free: what
+        :func:`~.core.likely_where` makes of :meth:`longest_path` (the hash left out)."""
+        return f"{self._root}/{kind}/{self._file_name(call_id)}"
+
     def _file_name(self, call_id: str) -> str:
         """:func:`_file_name` of ``call_id``, once per call id (asked again by :meth:`save`)."""
         name = self._file_names.get(call_id)

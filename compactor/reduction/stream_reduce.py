@@ -76,8 +76,8 @@ class _Pass:
     def has_user_words(self, r: StreamResult) -> bool:
         """:func:`carries_user_words` of ``r``'s text (for a result the scan did not keep, the
         scan's answer: its line is not read again)."""
-        if r.message is None and r.text is None:
-            return r.user  # tested when the scan read its line
+        if r.message is None:  # a plain result: its text, else the scan's answer
+            return r.user if r.text is None else carries_user_words(r.text)
         return carries_user_words(self.text(r)[0])
 
     def chars(self, r: StreamResult) -> int | None:
@@ -102,7 +102,10 @@ class _Pass:
 
     def likely(self, r: StreamResult) -> str | None:
         """The address :meth:`store` most likely gives ``r`` when cleared (nothing is written)."""
-        return likely_where(self.reduction.config.backend, self.expected(r, "clear"))
+        backend = self.reduction.config.backend
+        if isinstance(backend, FileOffload):  # likely_where() of its longest_path(), directly
+            return backend.likely_path("clear", r.call_id)
+        return likely_where(backend, self.expected(r, "clear"))
 
     def frees(self, r: StreamResult, text: str) -> int:
         """The tokens replacing ``r``'s result by ``text`` would free, as :meth:`replace`
@@ -220,38 +223,45 @@ def _truncate(run: _Pass) -> int:
 
 def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
     cfg, outcome = run.reduction.config, run.outcome
-    chosen: list[tuple[StreamResult, str | None]] = []  # each with the address it would get
-    named = cfg.backend.ahead if isinstance(cfg.backend, ProcessOffload) else {}
+    backend, trunc_paths = cfg.backend, run.trunc_paths
+    cleared_text = run.reduction.cleared_text
+    # each with the address its placeholder would name, and that placeholder when made already
+    chosen: list[tuple[StreamResult, str | None, str | None]] = []
+    named = backend.ahead if isinstance(backend, ProcessOffload) else {}
     longest = _longest_placeholder(run)
     exclude = cfg.clear_exclude_tools
     for r in candidates:
         if r.index in named:  # the scan found it to clear (these same tests) and named its file
-            chosen.append((r, run.trunc_paths.get(r.index) or named[r.index]))
+            chosen.append((r, trunc_paths.get(r.index) or named[r.index], None))
             continue
         if r.name in exclude or run.state(r) == "clear":
             continue
         if run.has_user_words(r) or r.job:  # the user's words, a running job's start: kept
             continue
-        if r.ends and r.index not in run.trunc_paths:  # a job's end report: kept, counted
+        if r.ends and r.index not in trunc_paths:  # a job's end report: kept, counted
             outcome.job_ends.append(r.call_id)
             continue
         if r.message is None and r.text is not None and len(r.text) > longest:
             # a plain result longer than any placeholder
-            chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
+            chosen.append((r, trunc_paths.get(r.index) or run.likely(r), None))
             continue
-        where = run.trunc_paths.get(r.index) or run.expected(r, "clear")
+        trunc = trunc_paths.get(r.index)
+        where = trunc or run.expected(r, "clear")
+        # run.likely(r) without asking for the expected address again
+        likely = trunc or likely_where(backend, where)
         chars = run.chars(r)
         if chars is not None:  # a plain result not kept: what shrinks() compares
-            if len(run.reduction.cleared_text(where)) >= chars:
+            text = cleared_text(where)
+            if len(text) >= chars:
                 outcome.kept.append(r.call_id)
                 continue
-            chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
+            chosen.append((r, likely, text if likely == where else None))
             continue
         text, media = run.text(r)
         if not media and not run.reduction.shrinks("clear", text, where):
             outcome.kept.append(r.call_id)
             continue
-        chosen.append((r, run.trunc_paths.get(r.index) or run.likely(r)))
+        chosen.append((r, likely, None))
     if not chosen:
         outcome.clear_skipped = (
             "every tool result outside the retained rounds is shorter than its placeholder"
@@ -259,20 +269,35 @@ def _clear(run: _Pass, candidates: list[StreamResult]) -> int:
             else "no tool result outside the retained rounds to clear"
         )
         return 0
-    cleared_text = run.reduction.cleared_text
-    texts = [cleared_text(where) for _, where in chosen]
-    freed = sum(run.frees(r, text) for (r, _), text in zip(chosen, texts, strict=True))
+    texts = [cleared_text(where) if text is None else text for _, where, text in chosen]
+    # what each would free (a plain result's new estimate kept for its replacement below)
+    estimates = [
+        estimate_text(text) if r.message is None else -1
+        for (r, _, _), text in zip(chosen, texts, strict=True)
+    ]
+    freed = sum(
+        r.tokens - e if e >= 0 else run.frees(r, text)
+        for (r, _, _), text, e in zip(chosen, texts, estimates, strict=True)
+    )
     if freed < cfg.clear_at_least_tokens:
         outcome.clear_skipped = too_little(cfg, freed, len(chosen))
         return 0
     total = 0
-    for (r, likely), text in zip(chosen, texts, strict=True):
-        where = run.trunc_paths.get(r.index)
+    cleared = outcome.cleared
+    for (r, likely, _), text, e in zip(chosen, texts, estimates, strict=True):
+        where = trunc_paths.get(r.index)
         if where is None:
             where = run.store("clear", r)
         # the placeholder made for the estimate, unless the file got another name (a hash)
-        total += run.replace(r, text if where == likely else cleared_text(where), "clear")
-        outcome.cleared.append(r.call_id)
+        if where != likely:
+            total += run.replace(r, cleared_text(where), "clear")
+        elif e >= 0:  # a plain result: run.replace() without estimating it again
+            total += r.tokens - e
+            r.text, r.tokens, r.kind = text, e, "clear"
+            outcome.changed = True
+        else:
+            total += run.replace(r, text, "clear")
+        cleared.append(r.call_id)
     return total
 
 

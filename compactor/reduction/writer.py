@@ -392,6 +392,8 @@ def _child(
     ``x ERRNO NAME`` after removing every file it made). ``e NAME``: it existed already."""
     dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     view, loads = memoryview(raw), orjson.loads
+    open_, write, close = os.open, os.write, os.close  # once per file: looked up once
+    stop_after = test_hook[1]
     made: set[bytes] = set()
     early = _EarlySync()
     failed: tuple[int, bytes] | None = None
@@ -410,10 +412,11 @@ def _child(
                 if failed is not None:
                     continue
                 _, start, end, name = line.split(b" ", 3)
-                text = loads(view[int(start) : int(end)])["content"]
-                data = _encode(text)
+                data = loads(view[int(start) : int(end)])["content"].encode(
+                    "utf-8", "surrogatepass"
+                )
                 try:
-                    fd = os.open(name, CREATE_FLAGS, 0o600, dir_fd=dfd)
+                    fd = open_(name, CREATE_FLAGS, 0o600, dir_fd=dfd)
                 except FileExistsError:  # another process's: noted at once, then it stops
                     os.write(up, b"e " + name + b"\n")
                     failed = (errno.EEXIST, name)
@@ -423,17 +426,19 @@ def _child(
                     continue
                 made.add(name)
                 try:
-                    view_data = memoryview(data)
-                    while view_data:
-                        view_data = view_data[os.write(fd, view_data) :]
+                    n = write(fd, data)  # a small file: one write (a loop for what is left)
+                    if n < len(data):
+                        rest_of = memoryview(data)[n:]
+                        while rest_of:
+                            rest_of = rest_of[write(fd, rest_of) :]
                 except OSError as err:
                     failed = (err.errno or 5, name)
                     with contextlib.suppress(OSError):
                         os.unlink(name, dir_fd=dfd)
                     made.discard(name)
                 finally:
-                    os.close(fd)
-                if test_hook[1] and len(made) == test_hook[1]:
+                    close(fd)
+                if stop_after and len(made) == stop_after:
                     _test_hook(test_hook[0])
                 if len(made) % _SYNC_EVERY == 0:
                     early.start(root)
