@@ -48,3 +48,44 @@ def test_only_the_echo_s_own_line_is_output() -> None:
         0
     ]
     assert _outcome("./build.sh", "Building\nExit code: 1")[0]  # no echo of $?: its status
+
+
+_OPTIONS = (
+    "You're right! There are better ways to copy files from WSL to Windows:\n\n"
+    "## Option 1: Use the \\\\wsl$\\ path\n```powershell\n"
+    "Copy-Item \\\\wsl$\\Debian\\home\\jack\\migrate.ps1 $HOME\\Downloads\n```\n\n"
+    "## Option 2: Run it in place\n\n## Option 3: One-liner from PowerShell\n\n"
+    "## Option 4: Direct access in File Explorer\n\n"
+    "**The \\\\wsl$\\ method (Option 1) is probably the cleanest** since it: keeps one copy."
+)
+
+
+def _after_options(*replies: str) -> str:
+    s = Session()
+    s.user("I copy the script over by hand; is there a better way (say from \\\\wsl$\\)?")
+    s.say(_OPTIONS)
+    for reply in replies:
+        s.user(reply)
+    s.say("Good point! I'll skip Microsoft apps from winget.")
+    return s.summary()
+
+
+def test_a_memory_note_and_an_empty_message_turn_nothing_down() -> None:
+    """W1 (jc_edit): after the assistant offered four ways to copy the script, the next user
+    inputs were a memory note, Claude Code's "(no content)" placeholder and a new request; the
+    summary listed options 3, 4 and the recommended one as "Proposals the user turned down":
+    "(no content)" was read as a "no"."""
+    note = "<user-memory-input>my preferred WSL distros: Debian, Alpine</user-memory-input>"
+    for replies in (
+        (note, "(no content)", "skip moving apps owned by Microsoft"),
+        ("(no content)",),
+    ):
+        text = _after_options(*replies)
+        assert "turned down" not in text
+
+
+def test_a_no_still_turns_the_options_down() -> None:
+    """A typed "no" after the options still turns them down (the rule only skips messages
+    that say nothing)."""
+    text = _after_options("no, I'll keep copying by hand")
+    assert "turned down" in text
