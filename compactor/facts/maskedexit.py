@@ -14,7 +14,7 @@ from compactor._util import lazy_pattern
 
 from .testruns import is_test_run
 
-__all__ = ["hidden_failure"]
+__all__ = ["echoed_exit", "hidden_failure"]
 
 _WINDOW = 4_000
 """How much of the output's end is read for an ``echo …$?`` marker (it ends the output)."""
@@ -91,6 +91,41 @@ def hidden_failure(command: str | None, output: str) -> str:
         return f"{summaries[0].strip()} (the exit status is that of the pipe's last program)"
     by = "|| echo" if found is not None and found.group().endswith("echo") else "|| true"
     return f"{summaries[0].strip()} (the exit status hidden by {by})"
+
+
+_ECHO_STATUS_RE = lazy_pattern(
+    r"\b(?:echo|printf)\b[ \t]+(?:-[neE]+[ \t]+)?[\"']?([^\"'\n;&|$]*)\$\?"
+)
+"""An ``echo``/``printf`` of the last exit status and the text before it: ``echo "Exit code:
+$?"`` → ``Exit code: ``, ``echo exit=$?`` → ``exit=``."""
+_STATUS_LINE_RE = lazy_pattern(
+    r"^[ \t]*(?:Process exited with code|Command exited with code|exited with code|Exit code:?|"
+    r"exit status:?|<exit_code>)[ \t]*-?\d+",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line that reads as an exit status (the forms ``outcomes.exit_code`` reads)."""
+
+
+def echoed_exit(command: str | None, output: str, header_end: int = 0) -> bool:
+    """Whether every exit-status line of ``output`` after the harness's header (``header_end``)
+    is one the command's own ``echo …$?`` printed (blind check 79 W2: ``git diff --staged
+    --quiet; echo "Exit code: $?"`` printed ``Exit code: 1``, the call returned normally): that
+    line is output, not the call's status."""
+    if not command or "$?" not in command:
+        return False
+    prefixes = {found.strip() for found in _ECHO_STATUS_RE.findall(command)}
+    lines = [m.group().strip() for m in _STATUS_LINE_RE.finditer(output, header_end)]
+    return bool(prefixes and lines) and all(
+        any(_printed_by(line, prefix) for prefix in prefixes) for line in lines
+    )
+
+
+def _printed_by(line: str, prefix: str) -> bool:
+    """``Exit code: 1`` is what ``echo "Exit code: $?"`` printed (its text, then a number)."""
+    return (
+        line[: len(prefix)].lower() == prefix.lower()
+        and line[len(prefix) :].strip(" \t").lstrip("-").isdigit()
+    )
 
 
 _FILTER_RE = lazy_pattern(r"(?<![|])\|(?!\|)[ \t]*(?:tail|head|grep|egrep)\b([^|;&\n]*)$")

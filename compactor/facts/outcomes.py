@@ -19,7 +19,7 @@ from .commands import exit_one_program, is_reading_call, no_match_program
 from .deliberate import deliberate_stop, may_stop
 from .hintfind import found_lines
 from .killreport import ERROR_WORDS
-from .maskedexit import hidden_failure
+from .maskedexit import echoed_exit, hidden_failure
 from .missingmods import with_missing_modules
 from .noise import is_warning
 from .probes import answered_exit
@@ -348,6 +348,16 @@ def exit_code(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def _echoed_code(text: str, call: Call | None) -> bool:
+    """Whether the exit code of ``text`` is one the call's own ``echo …$?`` printed, not the
+    harness's header (Claude Code's ``Exit code 1``, Codex's ``Exit code: 1 … Output:``)."""
+    if call is None or not call.command or "$?" not in call.command:
+        return False
+    header = _HEADER_RE.match(text)
+    end = header.end() if header is not None else 0
+    return not _EXIT_RE.search(text, 0, end) and echoed_exit(call.command, text, end)
+
+
 def _may_say_exit(text: str) -> bool:
     """Every form :data:`_EXIT_RE` knows says "exit" (any case): most outputs do not."""
     return not lowers_exactly(text) or "exit" in text.lower()
@@ -448,6 +458,8 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
     if stopped:  # never a success, never a failure to fix: the user stopped it (blind check 11)
         return Outcome(True, exit_code(text), (stopped,))
     code = exit_code(text) if call is None or call.ended != "exit code 0" else exit_code(text) or 0
+    if code and not result.is_error and _echoed_code(text, call):
+        code = None  # `…; echo "Exit code: $?"` printed it: output, not its status (79 W2)
     marked = tool_error(text) or own_failure(text, call.name if call else result.name)
     marked = marked or (call is not None and own_error_report(text, call.command))  # (70 W2)
     if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)

@@ -93,6 +93,16 @@ _ASKS_TO_PICK_RE = lazy_pattern(
 it neither accepts a proposal nor makes a choice (blind check 24, cc-steam)."""
 
 
+_SAYS_NOTHING_RE = lazy_pattern(
+    r"\A\s*(?:\(\s*(?:no|empty)\s+(?:content|output|message|text)\s*\)"
+    r"|<(user-memory-input)>(?:(?!</?\1>)[\s\S])*</\1>)\s*\Z",
+    re.IGNORECASE,
+)
+"""A user message that answers nothing: Claude Code's empty-message placeholder ``(no content)``
+(its "no" is no refusal) or a memory note wholly (``# …`` → ``<user-memory-input>…``): it
+turns down and accepts no proposal (blind check 79 W1, jc_edit)."""
+
+
 def _verdicts(text: str) -> tuple[bool, bool, bool]:
     """Whether a request rejects, accepts, may choose (:func:`judge_proposals`)."""
     rejects = _REJECTS_RE.match(text) is not None or rejects_approach(text)  # (BENCH46 W5)
@@ -117,6 +127,8 @@ def judge_proposals(s: Session) -> None:
         start, previous = previous + 1, request.index
         if request.index < s.read_from:
             continue  # decisions are read in the newest READ_CHARS of a longer head only
+        if _SAYS_NOTHING_RE.match(request.text):
+            continue  # "(no content)", a memory note: no answer to a proposal (79 W1)
         verdicts = judged.get(request.text)
         if verdicts is None:
             verdicts = _verdicts(request.text)
