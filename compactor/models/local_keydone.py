@@ -31,11 +31,10 @@ from compactor.facts import command_of, cut, one_line
 
 from .local_files import file_changes
 from .local_session import PLAN_TOOLS, Session
-from .local_text import prior_sections, quote
+from .local_text import list_items, prior_sections, quote
 
 __all__ = ["item_head", "keyed_items"]
 
-_ITEM_RE = lazy_pattern(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
 _KEY_RE = lazy_pattern(
     r"(?:^|[\s{,(])[\"']?([A-Za-z_$][\w$]{2,})[\"']?\s*(?::(?!:)|=(?!=))|"
     r"\b(?:def|function|class|const|let|var|fn|func|type|interface)\s+([A-Za-z_$][\w$]{2,})"
@@ -63,18 +62,6 @@ _GENERIC = frozenset(
     optionally optional include including provided full should also make pointing""".split()
 )
 """Words that name no key of their own (an item's other words are its code-like nouns)."""
-
-
-def _items(section: str) -> list[tuple[int, str]]:
-    """(indentation, text) of each list item of a pending section, continuation lines joined."""
-    found: list[tuple[int, str]] = []
-    for line in section.splitlines():
-        match = _ITEM_RE.match(line)
-        if match is not None:
-            found.append((len(match.group(1)), match.group(2).strip()))
-        elif found and line.strip():
-            found[-1] = (found[-1][0], f"{found[-1][1]} {line.strip()}")
-    return found
 
 
 def _added_keys(s: Session, start: int) -> dict[str, dict[str, str]]:
@@ -143,7 +130,7 @@ def keyed_items(s: Session, quoted: str, start: int, said: str) -> list[str]:
     whose items are not said again)."""
     if not s.prior or not quoted:
         return []
-    items = _items(prior_sections(s.prior[-1]).get(7, ""))
+    items = list_items(prior_sections(s.prior[-1]).get(7, ""))
     if not items:
         return []
     keys = _added_keys(s, start)

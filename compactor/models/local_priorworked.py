@@ -22,11 +22,10 @@ from compactor._util import lazy_pattern
 from compactor.facts import cut, one_line
 
 from .local_session import Session
-from .local_text import prior_sections, quote
+from .local_text import list_items, prior_sections, quote
 
 __all__ = ["WORKED_HEAD", "worked_heads", "worked_line"]
 
-_ITEM_RE = lazy_pattern(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
 _PATH_RE = lazy_pattern(r"(?<![\w.\-/])((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4})(?![\w/])")
 WORKED_HEAD = 60  # characters of an item's text that name it
 
@@ -34,18 +33,6 @@ WORKED_HEAD = 60  # characters of an item's text that name it
 def _start(s: Session) -> int:
     latest = s.prior[-1]
     return next((e.index for e in reversed(s.entries) if e.text == latest), -1)
-
-
-def _items(section: str) -> list[tuple[int, str]]:
-    """(indentation, text) of each list item, continuation lines joined."""
-    found: list[tuple[int, str]] = []
-    for line in section.splitlines():
-        match = _ITEM_RE.match(line)
-        if match is not None:
-            found.append((len(match.group(1)), match.group(2).strip()))
-        elif found and line.strip():
-            found[-1] = (found[-1][0], f"{found[-1][1]} {line.strip()}")
-    return found
 
 
 def _moved_on(s: Session, start: int) -> dict[str, str]:
@@ -76,7 +63,7 @@ def _worked(s: Session) -> tuple[list[str], str, str]:
     moved = _moved_on(s, _start(s))
     if not moved:
         return [], "", ""
-    items = _items(prior_sections(s.prior[-1]).get(7, ""))
+    items = list_items(prior_sections(s.prior[-1]).get(7, ""))
     heads: list[str] = []
     file = asked = ""
     under = -1  # the indentation of the item naming a worked-on file (its sub-items follow)

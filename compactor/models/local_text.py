@@ -44,6 +44,7 @@ __all__ = [
     "is_harness_error",
     "is_prompt_line",
     "is_result_line",
+    "list_items",
     "masked",
     "plural",
     "printed_lines",
@@ -332,6 +333,22 @@ def prior_sections(text: str) -> dict[int, str]:
         content = without_closing(body[head.end() : end].split("</summary>", 1)[0]).strip()
         out.setdefault(int(head.group(1) or head.group(4) or head.group(5)), content)
     return out
+
+
+_ITEM_RE = lazy_pattern(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
+
+
+def list_items(section: str) -> list[tuple[int, str]]:
+    """(indentation, text) of each list item of a section (an earlier summary's pending
+    tasks), continuation lines joined."""
+    found: list[tuple[int, str]] = []
+    for line in section.splitlines():
+        match = _ITEM_RE.match(line)
+        if match is not None:
+            found.append((len(match.group(1)), match.group(2).strip()))
+        elif found and line.strip():
+            found[-1] = (found[-1][0], f"{found[-1][1]} {line.strip()}")
+    return found
 
 
 def prior_users(text: str) -> list[str]:
