@@ -26,7 +26,14 @@ from .probes import answered_exit
 from .reads import answers_itself, is_subagent, only_reads
 from .stops import rejection, user_stopped
 from .text import Call, Result, clean, cut, lowers_exactly
-from .toolerror import TOOL_ERROR_RE, own_error_report, own_failure, sandbox_denied, tool_error
+from .toolerror import (
+    TOOL_ERROR_RE,
+    own_error_report,
+    own_failure,
+    sandbox_denied,
+    tool_error,
+    write_failed,
+)
 from .wenton import first_informative_line as first_informative_line  # (moved there)
 from .wenton import went_on
 
@@ -462,6 +469,7 @@ def outcome(result: Result, call: Call | None = None) -> Outcome:
         code = None  # `…; echo "Exit code: $?"` printed it: output, not its status (79 W2)
     marked = tool_error(text) or own_failure(text, call.name if call else result.name)
     marked = marked or (call is not None and own_error_report(text, call.command))  # (70 W2)
+    marked = marked or (call is not None and write_failed(text, call.args, call.command))  # 80 W1
     if marked and (denied := sandbox_denied(text)):  # Codex 0.98's bare denial (BENCH41 W1)
         code, text = (denied.exit_code if code is None else code), denied.output
     if code is None and result.is_error and text.strip() == "Error" and exit_one_program(call):

@@ -26,6 +26,7 @@ __all__ = [
     "own_failure",
     "sandbox_denied",
     "tool_error",
+    "write_failed",
 ]
 
 _TOOL_ERROR_STARTS = (
@@ -81,6 +82,31 @@ def own_error_report(text: str, command: str | None) -> bool:
     executing tool …: …``, ``HTTP 503 …`` (blind check 70 W2: not flagged, yet "0 failed"). A
     shell command's output is its program's: it may print a status on purpose."""
     return command is None and _OWN_ERROR_RE.match(text) is not None
+
+
+_WRITE_FAILED_RE = lazy_pattern(
+    r"\A\s*(?:Writing (?:the )?file failed|Failed to (?:write|save|create)(?: (?:the )?file)?|"
+    r"Error (?:writing|saving|creating)(?: (?:the )?file)?|Internal error|Permission denied)\b",
+    re.IGNORECASE,
+)
+_WRITE_FAILED_MAX = 400
+"""A write's failure report is one short sentence; a longer result is the file or a listing."""
+_FILE_KEYS = ("file_path", "path", "filename", "file", "target_file", "filepath")
+_CONTENT_KEYS = ("content", "file_text", "contents")
+
+
+def write_failed(text: str, args: object, command: str | None) -> bool:
+    """Whether a file-writing call (a file argument and its content, no shell command: an MCP or
+    ACP adapter's ``Write``) got back only a failure sentence ("Writing file failed: Internal
+    error", "Failed to write …", "Permission denied") without the error flag: the file was not
+    written (blind check 80 W1: the write read as "created by mcp__acp__Write")."""
+    if command is not None or not isinstance(args, dict) or len(text) > _WRITE_FAILED_MAX:
+        return False
+    if not any(isinstance(args.get(k), str) for k in _FILE_KEYS):
+        return False
+    if not any(isinstance(args.get(k), str) for k in _CONTENT_KEYS):
+        return False
+    return _WRITE_FAILED_RE.match(text) is not None
 
 
 _DENIED_RE = lazy_pattern(

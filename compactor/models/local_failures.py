@@ -22,10 +22,19 @@ from .local_chainfix import Chains
 from .local_ctrlc import writes_ctrl_c
 from .local_editrelated import edit_pairs, related_edit
 from .local_records import ErrorFact
-from .local_retries import job_started, piped_error, restated, retries, signature, waited_out
+from .local_retries import (
+    job_started,
+    piped_error,
+    reruns_stopped,
+    restated,
+    retries,
+    signature,
+    waited_out,
+)
 from .local_stages import Stages
 from .local_standin import only_help, retry_tied, vacuous
 from .local_text import call_line
+from .local_writefix import same_file, shell_writes, written_file
 
 __all__ = ["Failures", "judge_last_runs"]
 
@@ -51,6 +60,7 @@ class Failures:
         self.chains = Chains()  # a failed `A && B` whose parts later calls ran (blind 75 W1)
         self.edits: dict[int, tuple[JsonObject, int]] = {}  # a failed edit's arguments (75 N3)
         self.edit_count = 0  # the edits seen so far (the next one retries a failed one: 78 W1)
+        self.writes: dict[int, tuple[ErrorFact, str]] = {}  # a failed write's file (80 W1)
 
     def _related(self, err: ErrorFact, call: Call) -> bool:
         """Whether ``call`` may retry ``err`` as an edit: ``err`` is no failed string edit, or
@@ -85,6 +95,8 @@ class Failures:
             err.after, err.why = "interrupted", stopped
         self.errors.append(err)
         self.unfixed.append(err)
+        if not stopped and (file := written_file(call)):
+            self.writes[id(err)] = (err, file)
         if sig[0] == "shell" and not stopped:
             self.chains.failed(err, call)
         elif edit_pairs(call.args):
@@ -107,6 +119,7 @@ class Failures:
                     retries(err.signature, sig)
                     and retry_tied(err, sig, index)  # (41 W8)
                     and self._related(err, call)
+                    and (err.after != "interrupted" or reruns_stopped(err.signature, sig))
                 )
                 or self.stages.fixes(err, sig, r.text)
             ):  # the same job: `dotnet test` builds (local_stages)
@@ -146,8 +159,22 @@ class Failures:
                 err.after, err.by, err.why = "fixed", by or call_line(call, _BY), ""
                 self.again.fixed(err, err.by)
                 fixed = True
+        if sig[0] == "shell" and self.writes and (command := command_of(call)):
+            fixed = self._rewritten(command, call) or fixed
         if fixed:
             self.unfixed = [e for e in self.unfixed if e.after != "fixed"]
+
+    def _rewritten(self, command: str, call: Call) -> bool:
+        """A failed write whose file this succeeding shell command wrote (``cat > F <<EOF``) is
+        fixed by it (blind check 80 W1)."""
+        files = shell_writes(command)
+        done = [k for k, (_, f) in self.writes.items() if any(same_file(f, g) for g in files)]
+        for key in done:
+            err = self.writes.pop(key)[0]
+            if err.after in ("", "failed again"):
+                err.after, err.by, err.why = "fixed", call_line(call, _BY), ""
+                self.again.fixed(err, err.by)
+        return bool(done)
 
     def settle(self, in_flight: list[Call]) -> None:
         """At the walk's end: a failure without a verdict whose retry has no result yet is

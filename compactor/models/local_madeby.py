@@ -37,6 +37,7 @@ from .local_noise import normal_path
 from .local_readagents import reads_only
 from .local_reported import REPORTED
 from .local_session import Session
+from .local_writefix import same_file
 
 __all__ = ["AGENT", "add_agent_files", "request_files"]
 
@@ -355,13 +356,18 @@ package lockfile (``yarn.lock``: removing it is a change of its own)."""
 def request_files(files: Sequence[FileState]) -> list[str]:
     """The paths of ``files`` (changed for the current request) without deleted build debris:
     its deletion (``rm -rf .next/trace`` before a restart) made nothing the request asked for;
-    section 3 and the call itself still show it."""
+    section 3 and the call itself still show it. A file changed under two spellings (``~/.x``
+    and ``/Users/u/.x``: :func:`.same_file`) is listed once (blind check 80 W1)."""
+    once: list[FileState] = []
+    for f in files:
+        if not any(same_file(f.path, g.path) for g in once):
+            once.append(f)
     return [
         f"{f.path} ({BEING_WRITTEN} by {f.tool.replace(' (', ', ').rstrip(')')})"
         if f.actions[-1] == BEING_WRITTEN
         else f"{f.path} (deleted)"  # gone now, not a file to build on (blind check 68 W6)
         if f.actions[-1] == "deleted"
         else f.path
-        for f in files
+        for f in once
         if not (f.actions[-1] == "deleted" and _DEBRIS_RE.search(f.path))
     ]  # a file a running job writes is no finished change (blind check 65 W3)

@@ -46,6 +46,7 @@ __all__ = [
     "job_started",
     "piped_error",
     "program_of",
+    "reruns_stopped",
     "restated",
     "retries",
     "signature",
@@ -363,3 +364,31 @@ def chain_parts(command: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1024)
 def _parts(command: str) -> tuple[str, ...]:
     return tuple(_unquoted(p) for p in _JOINER_RE.split(command) if p.strip())
+
+
+_QUOTED_RE = lazy_pattern(r"""\"([^"\n]+)\"|'([^'\n]+)'""")
+_NAME_OPTION_RE = lazy_pattern(r"(?<!\S)-(?:i?name|i?path|i?regex|wholename)\s+([^\s\"']+)")
+_COUNTS_RE = lazy_pattern(r"\|\s*wc(?:\s+-[a-z]+)*\s*$")
+"""A command whose last stage only counts (``… | wc -l``)."""
+
+
+@functools.lru_cache(maxsize=1024)
+def reruns_stopped(
+    failed: tuple[str, str, frozenset[str]], later: tuple[str, str, frozenset[str]]
+) -> bool:
+    """Whether a later command (already a retry by :func:`retries`) runs again a command the user
+    interrupted: the same command (:func:`same_core`, :func:`contains_command`), or one with its
+    every search pattern (its quoted words, ``-name``/``-path`` values) that does not only count
+    what the first listed (``| wc -l``). Blind check 80 W2: ``find ~/.claude/projects -name
+    "*.env*" -o -name "*secret*"`` was interrupted, and ``find ~/.claude/projects -maxdepth 2
+    -type f | wc -l`` (a count of every file) read as its fix. Not a shell command: ``True``."""
+    mine = next((t[2:] for t in failed[2] if t.startswith("$ ")), "")
+    theirs = next((t[2:] for t in later[2] if t.startswith("$ ")), "")
+    if not mine or not theirs:
+        return True
+    if same_core(failed[2], later[2]) or contains_command(failed[2], later[2]):
+        return True
+    if _COUNTS_RE.search(theirs) is not None and _COUNTS_RE.search(mine) is None:
+        return False
+    wanted = [a or b for a, b in _QUOTED_RE.findall(mine)] + _NAME_OPTION_RE.findall(mine)
+    return all(w in theirs for w in wanted)

@@ -388,7 +388,10 @@ def after_line(err: ErrorFact, width: int) -> str:
             return (
                 f"  Not fixed: a later {by} was interrupted by the user ({how}); never completed."
             )
-        return f"  Interrupted by the user ({how}): never completed; not a success, not a failure."
+        return (
+            f"  Interrupted by the user ({how}): never completed and not run again; "
+            "not a success, not a failure."
+        )
     if err.why and err.after in why:
         return why[err.after]
 
