@@ -39,6 +39,17 @@ def local_command(text: str) -> str | None:
     return _only_commands(text) if command is None and "\n" in text else None
 
 
+_EMPTY_RE = lazy_pattern(r"\A\s*\(\s*(?:no|empty)\s+(?:content|message|text)\s*\)\s*\Z", re.I)
+
+
+def is_empty_message(text: str) -> bool:
+    """Whether a user text is a client's placeholder for an empty message (Claude Code writes
+    ``(no content)`` for a user record with nothing in it, e.g. after ``/resume`` or ``/clear``):
+    no request, no answer to anything (blind check 81 W1/W2, nh_mock: "Current request: "(no
+    content)"", and the fix before it "not accepted by the user ("(no content)")")."""
+    return len(text) < 40 and _EMPTY_RE.match(text) is not None
+
+
 _PLAIN_MOST = 200
 """User texts up to this long are judged once per process (:func:`plain_request`)."""
 

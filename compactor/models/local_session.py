@@ -51,7 +51,7 @@ from .local_failures import Failures
 from .local_fileread import note_read
 from .local_files import FileState, file_changes
 from .local_menu import menu_items, on_menu
-from .local_noise import cli_failed, local_command, plain_request, ran_locally
+from .local_noise import cli_failed, is_empty_message, local_command, plain_request, ran_locally
 from .local_notices import notified_end
 from .local_places import Places
 from .local_plan import PlanTracker
@@ -232,6 +232,8 @@ class _Builder:
     def user(self, e: Entry) -> None:
         for r in e.results:
             self.result(r, e.index)
+        if is_empty_message(e.text):  # "(no content)": no request, answers nothing (81 W1)
+            return
         if not e.injected and plain_request(e.text):  # (most texts, each judged once)
             return self.s.requests.append(e)
         if not e.text.strip():

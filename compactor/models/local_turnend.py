@@ -18,6 +18,7 @@ from .local_aborted import aborted_request
 from .local_closeask import final_question
 from .local_cutturn import cut_announcement
 from .local_decisions import announces_step
+from .local_noise import is_empty_message
 from .local_notices import failed_after
 from .local_text import call_line, is_prompt_line
 from .local_unreadable import unreadable_request
@@ -53,6 +54,7 @@ def end_turn(s: Session, by_id: dict[str, Call]) -> None:
             for e in reversed(s.entries[:upto])
             if not e.internal and not e.injected and e.role != "system"
             and e.index not in local and (e.text.strip() or e.calls or e.results)
+            and not (e.role == "user" and not e.results and is_empty_message(e.text))  # (81)
             and not _orphan(s, by_id, e)
         ),
         None,
