@@ -229,8 +229,9 @@ def parse_arguments(arguments: str | None) -> JsonObject:
 
 
 _COMMAND_KEYS = ("command", "cmd", "script", "commands")
-FILE_KEYS = ("file_path", "path", "filename", "notebook_path")
-"""The arguments in which a file tool names its file (Read, Edit, Write, NotebookEdit, view)."""
+FILE_KEYS = ("file_path", "path", "filename", "notebook_path", "file", "target_file", "filepath")
+"""The arguments in which a file tool names its file (Read, Edit, Write, NotebookEdit, view,
+an MCP or editor tool's ``file``/``target_file``/``filepath``), the usual first."""
 _WRITE_KEYS = ("old_string", "new_string", "content", "edits", "new_source", "file_text")
 
 

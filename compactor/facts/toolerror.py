@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from compactor._util import lazy_pattern
 
+from .text import FILE_KEYS
+
 __all__ = [
     "TOOL_ERROR_RE",
     "Denied",
@@ -91,7 +93,6 @@ _WRITE_FAILED_RE = lazy_pattern(
 )
 _WRITE_FAILED_MAX = 400
 """A write's failure report is one short sentence; a longer result is the file or a listing."""
-_FILE_KEYS = ("file_path", "path", "filename", "file", "target_file", "filepath")
 _CONTENT_KEYS = ("content", "file_text", "contents")
 
 
@@ -102,7 +103,7 @@ def write_failed(text: str, args: object, command: str | None) -> bool:
     written (blind check 80 W1: the write read as "created by mcp__acp__Write")."""
     if command is not None or not isinstance(args, dict) or len(text) > _WRITE_FAILED_MAX:
         return False
-    if not any(isinstance(args.get(k), str) for k in _FILE_KEYS):
+    if not any(isinstance(args.get(k), str) for k in FILE_KEYS):
         return False
     if not any(isinstance(args.get(k), str) for k in _CONTENT_KEYS):
         return False

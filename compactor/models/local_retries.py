@@ -34,6 +34,7 @@ from compactor.facts.outcomes import Outcome
 from compactor.facts.preamble import ends_with_own_marker, sets_pipefail
 from compactor.facts.retrysig import agent_signature, same_head, similar_words
 from compactor.facts.samecommand import core_command, core_tool, leading_cd, unwrapped
+from compactor.facts.text import FILE_KEYS
 
 from .local_actioncore import action_marks, cell_signature, same_action
 from .local_closing import closes_in_success
@@ -166,7 +167,6 @@ def signature(call: Call) -> tuple[str, str, frozenset[str]]:
 
 
 _VERB_RE = lazy_pattern(r"[a-z_]{2,20}")
-_EDITOR_PATH_KEYS = ("path", "file_path", "filename", "file", "target_file", "filepath")
 
 
 def editor_target(call: Call, command: str) -> str:
@@ -176,7 +176,7 @@ def editor_target(call: Call, command: str) -> str:
     W5: a failed ``create`` of ``.gitignore`` was "fixed" by a create of another file)."""
     if _VERB_RE.fullmatch(command) is None:
         return ""
-    for key in _EDITOR_PATH_KEYS:
+    for key in FILE_KEYS:
         value = call.args.get(key)
         if isinstance(value, str) and value.strip():
             path = value.strip()

@@ -12,10 +12,10 @@ import re
 
 from compactor._util import lazy_pattern
 from compactor.facts import Call, command_of
+from compactor.facts.text import FILE_KEYS
 
 __all__ = ["same_file", "shell_writes", "written_file"]
 
-_FILE_KEYS = ("file_path", "path", "filename", "file", "target_file", "filepath")
 _CONTENT_KEYS = ("content", "file_text", "contents")
 _HOME_RE = lazy_pattern(r"\A(?:\$HOME|\$\{HOME\})(?=/)")
 _FULL_HOME_RE = lazy_pattern(r"\A(?:/Users|/home)/[^/\s]+(?=/)")
@@ -49,7 +49,7 @@ def written_file(call: Call) -> str:
     args = call.args
     if command_of(call) is not None or not any(isinstance(args.get(k), str) for k in _CONTENT_KEYS):
         return ""
-    path = next((args[k] for k in _FILE_KEYS if isinstance(args.get(k), str)), "")
+    path = next((args[k] for k in FILE_KEYS if isinstance(args.get(k), str)), "")
     return home_path(path) if path.strip() else ""
 
 
